@@ -1,0 +1,1 @@
+"""litestar-listing: one listing interface for Litestar collection endpoints."""

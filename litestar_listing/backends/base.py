@@ -1,0 +1,116 @@
+"""The ``ListingBackend`` protocol, its capabilities, and the visitor dispatch backends share."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+from litestar_listing.core.errors import UnsupportedQueryError
+from litestar_listing.core.operators import OPERATORS
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from litestar_listing.core.query import ListQuery
+    from litestar_listing.core.schema import FieldInfo, ModelGraph
+
+__all__ = ("Capabilities", "ListContext", "ListingBackend", "Page", "dispatch")
+
+
+@dataclass(frozen=True, slots=True)
+class Capabilities:
+    """What a backend can compile; conformance cases skip by these, never by backend name.
+
+    Attributes:
+        operators: The operator names it compiles (spec §4.4.7; none for document stores, §4.4.8).
+        relation_paths: Filters, search and order through relations (spec §4.4.6).
+        to_many_paths: Filters and search through to-many relations.
+        computed_order: Ordering by a computed alias mapped to an expression (spec §4.3.2).
+    """
+
+    operators: frozenset[str] = frozenset(OPERATORS)
+    relation_paths: bool = True
+    to_many_paths: bool = True
+    computed_order: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class ListContext:
+    """Per-call inputs of ``ListingBackend.fetch`` besides the query.
+
+    Attributes:
+        request: The Litestar request, when called from a route (backends may take their
+            session or connection from it).
+        session: An explicit session or connection; wins over the one from ``request``.
+        load: Relations to eager-load with the page items (spec §4.5), e.g. ``("airline",)``.
+    """
+
+    request: Any = None
+    session: Any = None
+    load: tuple[str, ...] = ()
+
+
+@dataclass(slots=True)
+class Page:
+    """One page of a list and the total across all pages (spec §4.7).
+
+    Attributes:
+        items: The page's items as plain dicts of field name -> value (loaded relations nested).
+        total: Items matching forced filters, filters and search, before the window.
+    """
+
+    items: list[dict[str, Any]] = field(default_factory=list)
+    total: int = 0
+
+
+@runtime_checkable
+class ListingBackend(Protocol):
+    """A store that lists one model.
+
+    Implementations: ``backends.memory.MemoryBackend`` (the reference) and
+    ``backends.sqlalchemy.SQLAlchemyBackend``.
+    """
+
+    capabilities: Capabilities
+
+    def model_graph(self) -> ModelGraph:
+        """Describe the listed model and every model reachable from it."""
+        ...
+
+    def computed_fields(self) -> Mapping[str, FieldInfo]:
+        """The computed aliases mapped to expressions, by name (spec §4.3.2)."""
+        ...
+
+    async def fetch(self, query: ListQuery, context: ListContext) -> Page:
+        """Run ``query``: the page of items and the exact total.
+
+        Raises:
+            UnsupportedQueryError: The query uses something the backend cannot compile.
+        """
+        ...
+
+    async def startup(self, app: Any) -> None:
+        """Prepare once when the application starts (register functions, warm caches)."""
+        ...
+
+
+def dispatch(visitor: object, prefix: str, name: str) -> Callable[..., Any]:
+    """Return ``visitor.<prefix>_<name>``, the compiler for one node or operator.
+
+    Raises:
+        UnsupportedQueryError: The visitor has no such method.
+    """
+    method = getattr(visitor, f"{prefix}_{name}", None)
+    if method is None:
+        msg = f"{type(visitor).__name__} cannot compile {prefix} {name!r}"
+        raise UnsupportedQueryError(msg)
+    return method  # type: ignore[no-any-return]
+
+
+def check_operators(capabilities: Capabilities, names: Sequence[str]) -> None:
+    """Raise ``UnsupportedQueryError`` for an operator outside ``capabilities``."""
+    for name in names:
+        if name not in capabilities.operators:
+            msg = f"operator {name!r} is not supported by this backend"
+            raise UnsupportedQueryError(msg)

@@ -1,0 +1,178 @@
+"""The reference backend: evaluates a ``ListQuery`` over plain dicts in Python.
+
+It is the oracle of the conformance tests: every other backend must return what it returns.
+Rows are dicts; a to-one relation is a nested dict or None, a to-many relation a list of dicts.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+from litestar_listing.backends.base import Capabilities, ListContext, Page, dispatch
+from litestar_listing.core.query import Combine, FieldPath, Filter, ListQuery, OrderTerm, Search
+from litestar_listing.core.schema import FieldInfo, ModelGraph
+from litestar_listing.core.text import LikePattern, fold_case
+
+__all__ = ("MemoryBackend",)
+
+Row = Mapping[str, Any]
+
+
+def _plain(value: object) -> object:
+    return value.value if isinstance(value, enum.Enum) else value
+
+
+class MemoryBackend:
+    """Lists rows held in memory.
+
+    Args:
+        graph: The models behind the rows (relation names, which are to-many).
+        rows: The listed rows; computed aliases are plain keys of each row.
+        computed: Computed aliases (spec §4.3.2) and their types.
+    """
+
+    capabilities = Capabilities()
+
+    def __init__(
+        self, graph: ModelGraph, rows: Sequence[Row], computed: Mapping[str, FieldInfo] | None = None
+    ) -> None:
+        self._graph = graph
+        self._rows = list(rows)
+        self._computed = dict(computed or {})
+        self._patterns: dict[LikePattern, re.Pattern[str]] = {}
+
+    def model_graph(self) -> ModelGraph:
+        """The graph given at construction."""
+        return self._graph
+
+    def computed_fields(self) -> Mapping[str, FieldInfo]:
+        """The computed aliases given at construction."""
+        return self._computed
+
+    async def startup(self, app: Any) -> None:
+        """Nothing to prepare."""
+
+    async def fetch(self, query: ListQuery, context: ListContext) -> Page:
+        """Filter, search, order and cut the rows; ``context`` is not used."""
+        matching = [row for row in self._rows if self._matches(row, query)]
+        ordered = self._sorted(matching, query.order)
+        start = query.window.offset
+        return Page(
+            items=[dict(row) for row in ordered[start : start + query.window.count]], total=len(matching)
+        )
+
+    def _matches(self, row: Row, query: ListQuery) -> bool:
+        if not all(self._filter(row, item) for item in query.forced_filters):
+            return False
+        if query.filters:
+            combine = all if query.combine is Combine.AND else any
+            if not combine(self._filter(row, item) for item in query.filters):
+                return False
+        return query.search is None or self._search(row, query.search)
+
+    def _values(self, row: Row, path: FieldPath) -> Iterator[object]:
+        """Every value ``path`` reaches from ``row``; a NULL to-one step yields one None."""
+        entity = self._graph.root_entity
+        current: list[Row | None] = [row]
+        for step in path.relations:
+            relation = entity.relations[step]
+            following: list[Row | None] = []
+            for item in current:
+                if item is None:
+                    if not relation.to_many:
+                        following.append(None)
+                elif relation.to_many:
+                    following.extend(item.get(step) or ())
+                else:
+                    following.append(item.get(step))
+            current = following
+            entity = self._graph.entities[relation.target]
+        for item in current:
+            yield None if item is None else _plain(item.get(path.field))
+
+    def _filter(self, row: Row, item: Filter) -> bool:
+        test = dispatch(self, "op", item.operator.name)
+        expected = item.value
+        if isinstance(expected, tuple) and not isinstance(expected, LikePattern):
+            expected = frozenset(_plain(value) for value in expected)
+        else:
+            expected = _plain(expected)
+        for value in self._values(row, item.path):
+            if value is None and item.operator.name != "isnull":
+                if item.operator.matches_null:
+                    return True
+            elif test(value, expected):
+                return True
+        return False
+
+    def _search(self, row: Row, search: Search) -> bool:
+        needle = fold_case(search.text)
+        return any(
+            value is not None and needle in fold_case(str(value))
+            for path in search.paths
+            for value in self._values(row, path)
+        )
+
+    def _like(self, pattern: LikePattern) -> re.Pattern[str]:
+        compiled = self._patterns.get(pattern)
+        if compiled is None:
+            compiled = self._patterns[pattern] = pattern.to_regex()
+        return compiled
+
+    def _sorted(self, rows: list[Row], order: Sequence[OrderTerm]) -> list[Row]:
+        ordered = list(rows)
+        for term in reversed(order):
+            keyed = [(next(self._values(row, term.path), None), row) for row in ordered]
+            present = [pair for pair in keyed if pair[0] is not None]
+            present.sort(key=lambda pair: pair[0], reverse=term.descending)  # type: ignore[arg-type,return-value]
+            ordered = [row for _, row in present] + [row for value, row in keyed if value is None]
+        return ordered
+
+    # One method per operator of the registry; ``value`` is never None here.
+    def op_eq(self, value: Any, expected: Any) -> bool:  # noqa: D102
+        return bool(value == expected)
+
+    def op_ne(self, value: Any, expected: Any) -> bool:  # noqa: D102
+        return bool(value != expected)
+
+    def op_gt(self, value: Any, expected: Any) -> bool:  # noqa: D102
+        return bool(value > expected)
+
+    def op_gte(self, value: Any, expected: Any) -> bool:  # noqa: D102
+        return bool(value >= expected)
+
+    def op_lt(self, value: Any, expected: Any) -> bool:  # noqa: D102
+        return bool(value < expected)
+
+    def op_lte(self, value: Any, expected: Any) -> bool:  # noqa: D102
+        return bool(value <= expected)
+
+    def op_in(self, value: Any, expected: frozenset[Any]) -> bool:  # noqa: D102
+        return value in expected
+
+    def op_nin(self, value: Any, expected: frozenset[Any]) -> bool:  # noqa: D102
+        return value not in expected
+
+    def op_isnull(self, value: Any, expected: bool) -> bool:  # noqa: D102
+        return (value is None) is expected
+
+    def op_like(self, value: str, expected: LikePattern) -> bool:  # noqa: D102
+        return self._like(expected).fullmatch(value) is not None
+
+    def op_ilike(self, value: str, expected: str) -> bool:  # noqa: D102
+        return fold_case(expected) in fold_case(value)
+
+    def op_startswith(self, value: str, expected: str) -> bool:  # noqa: D102
+        return value.startswith(expected)
+
+    def op_istartswith(self, value: str, expected: str) -> bool:  # noqa: D102
+        return fold_case(value).startswith(fold_case(expected))
+
+    def op_endswith(self, value: str, expected: str) -> bool:  # noqa: D102
+        return value.endswith(expected)
+
+    def op_iendswith(self, value: str, expected: str) -> bool:  # noqa: D102
+        return fold_case(value).endswith(fold_case(expected))

@@ -1,0 +1,16 @@
+"""The SQLAlchemy backend (extra ``sqlalchemy``): async sessions through advanced-alchemy."""
+
+from __future__ import annotations
+
+try:
+    import advanced_alchemy  # noqa: F401
+    import sqlalchemy  # noqa: F401
+except ImportError as error:  # pragma: no cover - exercised only without the extra
+    from litestar.exceptions import MissingDependencyException
+
+    raise MissingDependencyException("sqlalchemy", extra="sqlalchemy") from error
+
+from litestar_listing.backends.sqlalchemy.backend import SQLAlchemyBackend, prepare_engine
+from litestar_listing.backends.sqlalchemy.introspection import model_graph
+
+__all__ = ("SQLAlchemyBackend", "model_graph", "prepare_engine")

@@ -1,0 +1,203 @@
+"""``SQLAlchemyBackend``: runs compiled list statements on an async session from advanced-alchemy."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import ColumnElement, Select, event, inspect, select
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
+from sqlalchemy.orm import joinedload, selectinload
+
+from litestar_listing.backends.base import Capabilities, ListContext, Page
+from litestar_listing.backends.sqlalchemy.compiler import FOLD_FUNCTION, StatementCompiler
+from litestar_listing.backends.sqlalchemy.introspection import field_info, model_graph
+from litestar_listing.core.errors import ConfigurationError
+from litestar_listing.core.query import LOOKUP_SEP, ListQuery
+from litestar_listing.core.schema import FieldInfo, ModelGraph
+from litestar_listing.core.text import fold_case
+
+if TYPE_CHECKING:
+    from advanced_alchemy.extensions.litestar import SQLAlchemyAsyncConfig
+    from sqlalchemy.orm.strategy_options import _AbstractLoad
+
+__all__ = ("SQLAlchemyBackend", "prepare_engine")
+
+
+def _fold(value: object) -> object:
+    return fold_case(value) if isinstance(value, str) else value
+
+
+def _register_functions(dbapi_connection: Any, _record: Any) -> None:
+    dbapi_connection.create_function(FOLD_FUNCTION, 1, _fold, deterministic=True)
+
+
+def prepare_engine(engine: AsyncEngine) -> None:
+    """Make ``engine`` ready for listing: on SQLite, register the case-folding function.
+
+    Idempotent. Call it before the engine opens its first connection (the plugin does, when the
+    application is built); connections opened earlier lack the function.
+    """
+    sync_engine = engine.sync_engine
+    if sync_engine.dialect.name == "sqlite" and not event.contains(
+        sync_engine, "connect", _register_functions
+    ):
+        event.listen(sync_engine, "connect", _register_functions)
+
+
+class SQLAlchemyBackend:
+    """Lists one SQLAlchemy model (spec §4; DESIGN.md decisions).
+
+    Args:
+        model: The listed mapped class.
+        config: advanced-alchemy's ``SQLAlchemyAsyncConfig``; the request's session comes from it.
+            Optional when every call passes ``ListContext(session=...)``.
+        statement: The base list query: a ``Select`` of ``model`` (optionally with extra labelled
+            columns), or a callable that refines ``select(model)``, e.g. to exclude soft-deleted
+            rows (spec §4.4.11). Its extra labelled columns appear in each item.
+        computed: Computed aliases mapped to SQL expressions; they are orderable and appear in
+            each item (spec §4.3.2).
+        to_item: Turns ``(instance, extra columns)`` into the item dict; by default every
+            non-private column, the computed values, and the eager-loaded relations.
+    """
+
+    capabilities = Capabilities()
+
+    def __init__(
+        self,
+        model: type[Any],
+        *,
+        config: SQLAlchemyAsyncConfig | None = None,
+        statement: Select[Any] | Callable[[Select[Any]], Select[Any]] | None = None,
+        computed: Mapping[str, ColumnElement[Any]] | None = None,
+        to_item: Callable[[Any, Mapping[str, Any]], dict[str, Any]] | None = None,
+    ) -> None:
+        self.model = model
+        self.config = config
+        computed = dict(computed or {})
+        base = select(model)
+        if computed:
+            base = base.add_columns(*(expression.label(name) for name, expression in computed.items()))
+        if callable(statement):
+            base = statement(base)
+        elif statement is not None:
+            base = statement
+        self._base = base
+        self._custom_base = statement is not None or bool(computed)
+        self._computed = computed
+        self._graph = model_graph(model)
+        self._computed_fields = {
+            name: field_info(name, expression, computed=True) for name, expression in computed.items()
+        }
+        self._to_item = to_item
+        self._compilers: dict[str, StatementCompiler] = {}
+
+    def model_graph(self) -> ModelGraph:
+        """The model and its relations, introspected once."""
+        return self._graph
+
+    def computed_fields(self) -> Mapping[str, FieldInfo]:
+        """The computed aliases and their types."""
+        return self._computed_fields
+
+    async def startup(self, app: Any) -> None:
+        """Register the SQLite functions on the configured engine (see ``prepare_engine``)."""
+        if self.config is not None:
+            prepare_engine(self.config.get_engine())
+
+    def compiler(self, dialect: str) -> StatementCompiler:
+        """The statement compiler for ``dialect`` (cached per dialect)."""
+        compiler = self._compilers.get(dialect)
+        if compiler is None:
+            compiler = StatementCompiler(
+                self.model, self._base, self._computed, dialect, custom_base=self._custom_base
+            )
+            self._compilers[dialect] = compiler
+        return compiler
+
+    def _session(self, context: ListContext) -> AsyncSession:
+        if context.session is not None:
+            return context.session  # type: ignore[no-any-return]
+        if self.config is None or context.request is None:
+            msg = "SQLAlchemyBackend needs config= (with a request) or ListContext(session=...)"
+            raise ConfigurationError(msg)
+        return self.config.provide_session(context.request.app.state, context.request.scope)
+
+    def _loader_options(self, load: Sequence[str]) -> list[_AbstractLoad]:
+        options: list[_AbstractLoad] = []
+        for name in load:
+            entity: Any = self.model
+            option: Any = None
+            for step in name.split(LOOKUP_SEP):
+                relationship = inspect(entity).mapper.relationships.get(step)
+                if relationship is None:
+                    msg = f"cannot eager-load {name!r}: {entity.__name__} has no relation {step!r}"
+                    raise ConfigurationError(msg)
+                # select-in for to-many (one query per relation for the whole page), joined for to-one.
+                strategy = selectinload if relationship.uselist else joinedload
+                attribute = getattr(entity, step)
+                option = (
+                    strategy(attribute) if option is None else getattr(option, strategy.__name__)(attribute)
+                )
+                entity = relationship.mapper.class_
+            options.append(option)
+        return options
+
+    async def fetch(self, query: ListQuery, context: ListContext) -> Page:
+        """Run the page statement and, when the page does not tell it, the total.
+
+        Raises:
+            ConfigurationError: No session can be had, or ``context.load`` names no relation.
+        """
+        session = self._session(context)
+        compiler = self.compiler(session.get_bind().dialect.name)
+        page_statement, total_statement = compiler.compile(query)
+        if context.load:
+            page_statement = page_statement.options(*self._loader_options(context.load))
+        result = await session.execute(page_statement)
+        rows = result.unique().all() if context.load else result.all()
+        window = query.window
+        if (rows and len(rows) < window.count) or (not rows and window.page == 1):
+            # A partial page is the last one, so the total is known without counting.
+            total = window.offset + len(rows)
+        else:
+            total = int((await session.execute(total_statement)).scalar_one())
+        load_tree = _load_tree(context.load)
+        items = [self._item(row, load_tree) for row in rows]
+        return Page(items=items, total=total)
+
+    def _item(self, row: Any, load_tree: Mapping[str, Any]) -> dict[str, Any]:
+        instance, extra = row[0], row._mapping
+        extras = {key: extra[key] for key in list(extra.keys())[1:]}
+        if self._to_item is not None:
+            return self._to_item(instance, extras)
+        item = _as_dict(instance, load_tree)
+        item.update(extras)
+        return item
+
+
+def _load_tree(load: Sequence[str]) -> dict[str, Any]:
+    tree: dict[str, Any] = {}
+    for name in load:
+        node = tree
+        for step in name.split(LOOKUP_SEP):
+            node = node.setdefault(step, {})
+    return tree
+
+
+def _as_dict(instance: Any, load_tree: Mapping[str, Any]) -> dict[str, Any]:
+    mapper = inspect(instance).mapper
+    item = {
+        prop.key: getattr(instance, prop.key)
+        for prop in mapper.column_attrs
+        if not (prop.columns[0].info.get("private") or prop.info.get("private"))
+    }
+    for name, subtree in load_tree.items():
+        value = getattr(instance, name)
+        if value is None:
+            item[name] = None
+        elif isinstance(value, (list, tuple, set)):
+            item[name] = [_as_dict(child, subtree) for child in value]
+        else:
+            item[name] = _as_dict(value, subtree)
+    return item

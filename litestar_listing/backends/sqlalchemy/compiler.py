@@ -1,0 +1,255 @@
+"""``ListQuery`` -> SQLAlchemy ``Select`` statements for the page and the total.
+
+To-one paths join with one LEFT OUTER JOIN alias per path; to-many paths become correlated EXISTS
+subqueries, so no row repeats and totals are exact (DESIGN.md, "Relation paths").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from sqlalchemy import ColumnElement, Select, and_, exists, false, func, inspect, literal, or_, select, true
+from sqlalchemy.orm import aliased
+
+from litestar_listing.backends.base import dispatch
+from litestar_listing.core.query import Combine, FieldPath, Filter, ListQuery, OrderTerm, Search
+from litestar_listing.core.text import LIKE_ESCAPE, LikePattern, contains_pattern
+
+__all__ = ("FOLD_FUNCTION", "StatementCompiler")
+
+FOLD_FUNCTION = "listing_fold"
+"""The SQLite function registered on each connection for Unicode case-insensitivity."""
+
+Entity = Any  # a mapped class or an AliasedClass of one
+Leaf = Callable[[ColumnElement[Any]], ColumnElement[bool]]
+
+
+class _Scope:
+    """The to-one joins of one FROM clause: the main statement or one EXISTS subquery."""
+
+    def __init__(self, root: Entity) -> None:
+        self.root = root
+        self.aliases: dict[tuple[str, ...], Entity] = {}
+        self.joins: list[tuple[Entity, Any]] = []
+
+    def follow(self, parent: Entity, steps: tuple[str, ...], relationship: Any) -> Entity:
+        alias = self.aliases.get(steps)
+        if alias is None:
+            alias = aliased(relationship.mapper.class_)
+            self.aliases[steps] = alias
+            self.joins.append((alias, getattr(parent, relationship.key).of_type(alias)))
+        return alias
+
+    def apply(self, statement: Select[Any]) -> Select[Any]:
+        for alias, onclause in self.joins:
+            statement = statement.outerjoin(alias, onclause)
+        return statement
+
+
+def _attribute_key(entity: Entity, column: Any) -> str:
+    return str(inspect(entity).mapper.get_property_by_column(column).key)
+
+
+def _correlate(
+    parent: Entity, relationship: Any, child: Entity
+) -> tuple[list[tuple[Any, Any]], ColumnElement[bool]]:
+    """Extra FROMs (with their join conditions) and the condition tying ``child`` rows to ``parent``."""
+    if relationship.secondary is None:
+        conditions = [
+            getattr(parent, _attribute_key(parent, local)) == getattr(child, _attribute_key(child, remote))
+            for local, remote in relationship.local_remote_pairs
+        ]
+        return [], and_(*conditions)
+    secondary = relationship.secondary.alias()
+    to_child = and_(
+        *(
+            getattr(child, _attribute_key(child, target)) == secondary.c[link.key]
+            for target, link in relationship.secondary_synchronize_pairs
+        )
+    )
+    to_parent = and_(
+        *(
+            getattr(parent, _attribute_key(parent, source)) == secondary.c[link.key]
+            for source, link in relationship.synchronize_pairs
+        )
+    )
+    return [(secondary, to_child)], to_parent
+
+
+class StatementCompiler:
+    """Compiles queries for one model on one dialect.
+
+    Args:
+        model: The listed mapped class.
+        base: The statement to start from (``select(model)`` by default): a base list query may add
+            computed columns and exclude rows, e.g. soft-deleted ones (spec §4.4.11).
+        computed: Computed aliases mapped to expressions, for ordering (spec §4.3.2).
+        dialect: The SQLAlchemy dialect name (``sqlite``, ``postgresql``, ...).
+    """
+
+    def __init__(
+        self,
+        model: type[Any],
+        base: Select[Any],
+        computed: Mapping[str, ColumnElement[Any]],
+        dialect: str,
+        *,
+        custom_base: bool,
+    ) -> None:
+        self.model = model
+        self.base = base
+        self.computed = computed
+        self.dialect = dialect
+        self.custom_base = custom_base
+        self._nullable = {
+            prop.key: bool(prop.columns[0].nullable)
+            for prop in inspect(model).column_attrs
+            if len(prop.columns) == 1
+        }
+
+    # -- statements ---------------------------------------------------------------------------
+    def compile(self, query: ListQuery) -> tuple[Select[Any], Select[Any]]:
+        """Return ``(page statement, total statement)`` for ``query``."""
+        scope = _Scope(self.model)
+        where = self.where(scope, query)
+        # The total joins only what the WHERE clause needs: order joins never change a count.
+        if self.custom_base:
+            total = select(func.count()).select_from(self._where(scope.apply(self.base), where).subquery())
+        else:
+            total = self._where(scope.apply(select(func.count()).select_from(self.model)), where)
+        order = [self.order_term(scope, term) for term in query.order]
+        page = self._where(scope.apply(self.base), where)
+        page = page.order_by(*order).limit(query.window.count).offset(query.window.offset)
+        return page, total
+
+    @staticmethod
+    def _where(statement: Select[Any], where: ColumnElement[bool] | None) -> Select[Any]:
+        return statement if where is None else statement.where(where)
+
+    def where(self, scope: _Scope, query: ListQuery) -> ColumnElement[bool] | None:
+        """The WHERE clause: forced filters AND (client filters, combined) AND search."""
+        parts = [self.filter(scope, item) for item in query.forced_filters]
+        if query.filters:
+            client = [self.filter(scope, item) for item in query.filters]
+            parts.append(and_(*client) if query.combine is Combine.AND else or_(*client))
+        if query.search is not None:
+            parts.append(self.search(scope, query.search))
+        return and_(*parts) if parts else None
+
+    # -- paths --------------------------------------------------------------------------------
+    def predicate(self, scope: _Scope, path: FieldPath, leaf: Leaf) -> ColumnElement[bool]:
+        """``leaf`` applied to the column at ``path``, through joins and EXISTS subqueries."""
+        entity = scope.root
+        steps: tuple[str, ...] = ()
+        for index, step in enumerate(path.relations):
+            relationship = inspect(entity).mapper.relationships[step]
+            if relationship.uselist:
+                child = aliased(relationship.mapper.class_)
+                inner_scope = _Scope(child)
+                inner = self.predicate(inner_scope, FieldPath(path.segments[index + 1 :]), leaf)
+                froms, correlation = _correlate(entity, relationship, child)
+                subquery = select(literal(1)).select_from(child)
+                for table, onclause in froms:
+                    subquery = subquery.join(table, onclause)
+                subquery = inner_scope.apply(subquery).where(correlation, inner)
+                return exists(subquery)
+            steps = (*steps, step)
+            entity = scope.follow(entity, steps, relationship)
+        return leaf(getattr(entity, path.field))
+
+    def column(self, scope: _Scope, path: FieldPath) -> ColumnElement[Any]:
+        """The column at a to-one ``path`` (or a computed alias's expression), joining as needed."""
+        if len(path.segments) == 1 and path.field in self.computed:
+            return self.computed[path.field]
+        entity = scope.root
+        steps: tuple[str, ...] = ()
+        for step in path.relations:
+            relationship = inspect(entity).mapper.relationships[step]
+            steps = (*steps, step)
+            entity = scope.follow(entity, steps, relationship)
+        return getattr(entity, path.field)  # type: ignore[no-any-return]
+
+    # -- nodes --------------------------------------------------------------------------------
+    def filter(self, scope: _Scope, item: Filter) -> ColumnElement[bool]:
+        """One filter; the operator's ``op_<name>`` builds the comparison."""
+        build = dispatch(self, "op", item.operator.name)
+        return self.predicate(scope, item.path, lambda column: build(column, item.value))
+
+    def search(self, scope: _Scope, search: Search) -> ColumnElement[bool]:
+        """Case-insensitive substring search over every searchable path, combined with OR."""
+        pattern = contains_pattern(search.text)
+        return or_(
+            *(
+                self.predicate(scope, path, lambda column: self._ilike(column, pattern))
+                for path in search.paths
+            )
+        )
+
+    def order_term(self, scope: _Scope, term: OrderTerm) -> ColumnElement[Any]:
+        """One ORDER BY term; NULLs last in both directions (DESIGN.md, "Order")."""
+        column = self.column(scope, term.path)
+        ordered = column.desc() if term.descending else column.asc()
+        if len(term.path.segments) == 1 and self._nullable.get(term.path.field) is False:
+            return ordered
+        return ordered.nulls_last()
+
+    # -- text ---------------------------------------------------------------------------------
+    def _fold(self, value: ColumnElement[Any]) -> ColumnElement[Any]:
+        if self.dialect == "sqlite":
+            return getattr(func, FOLD_FUNCTION)(value)  # type: ignore[no-any-return]
+        return func.lower(value)
+
+    def _like(self, column: ColumnElement[Any], pattern: LikePattern) -> ColumnElement[bool]:
+        if self.dialect == "sqlite":
+            return column.op("GLOB", is_comparison=True)(pattern.to_glob())
+        return column.like(pattern.to_like(), escape=LIKE_ESCAPE)
+
+    def _ilike(self, column: ColumnElement[Any], pattern: LikePattern) -> ColumnElement[bool]:
+        return self._fold(column).like(self._fold(literal(pattern.to_like())), escape=LIKE_ESCAPE)
+
+    # -- operators (one per entry of core.operators.OPERATORS) --------------------------------
+    def op_eq(self, column: ColumnElement[Any], value: Any) -> ColumnElement[bool]:  # noqa: D102
+        return column == value
+
+    def op_ne(self, column: ColumnElement[Any], value: Any) -> ColumnElement[bool]:  # noqa: D102
+        return or_(column != value, column.is_(None))
+
+    def op_gt(self, column: ColumnElement[Any], value: Any) -> ColumnElement[bool]:  # noqa: D102
+        return column > value
+
+    def op_gte(self, column: ColumnElement[Any], value: Any) -> ColumnElement[bool]:  # noqa: D102
+        return column >= value
+
+    def op_lt(self, column: ColumnElement[Any], value: Any) -> ColumnElement[bool]:  # noqa: D102
+        return column < value
+
+    def op_lte(self, column: ColumnElement[Any], value: Any) -> ColumnElement[bool]:  # noqa: D102
+        return column <= value
+
+    def op_in(self, column: ColumnElement[Any], value: tuple[Any, ...]) -> ColumnElement[bool]:  # noqa: D102
+        return column.in_(value) if value else false()
+
+    def op_nin(self, column: ColumnElement[Any], value: tuple[Any, ...]) -> ColumnElement[bool]:  # noqa: D102
+        return or_(column.not_in(value), column.is_(None)) if value else true()
+
+    def op_isnull(self, column: ColumnElement[Any], value: bool) -> ColumnElement[bool]:  # noqa: D102, FBT001
+        return column.is_(None) if value else column.is_not(None)
+
+    def op_like(self, column: ColumnElement[Any], value: LikePattern) -> ColumnElement[bool]:  # noqa: D102
+        return self._like(column, value)
+
+    def op_ilike(self, column: ColumnElement[Any], value: str) -> ColumnElement[bool]:  # noqa: D102
+        return self._ilike(column, contains_pattern(value))
+
+    def op_startswith(self, column: ColumnElement[Any], value: str) -> ColumnElement[bool]:  # noqa: D102
+        return self._like(column, contains_pattern(value, leading=False))
+
+    def op_istartswith(self, column: ColumnElement[Any], value: str) -> ColumnElement[bool]:  # noqa: D102
+        return self._ilike(column, contains_pattern(value, leading=False))
+
+    def op_endswith(self, column: ColumnElement[Any], value: str) -> ColumnElement[bool]:  # noqa: D102
+        return self._like(column, contains_pattern(value, trailing=False))
+
+    def op_iendswith(self, column: ColumnElement[Any], value: str) -> ColumnElement[bool]:  # noqa: D102
+        return self._ilike(column, contains_pattern(value, trailing=False))

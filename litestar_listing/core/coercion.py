@@ -1,0 +1,179 @@
+"""Text from the query string to typed values (spec §4.4.5, DESIGN.md "Coercion").
+
+Each coercer raises ``CoercionError`` carrying what was expected; parsing turns it into a 400.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import decimal
+import re
+import uuid
+from collections.abc import Callable
+
+from litestar_listing.core.schema import FieldInfo, ValueType
+
+__all__ = ("CoercionError", "coerce", "coerce_bool", "describe_type")
+
+_INTEGER = re.compile(r"[+-]?[0-9]{1,20}")
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]{1,4})?")
+_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+_DATETIME = re.compile(
+    r"(?P<date>[0-9]{4}-[0-9]{2}-[0-9]{2})(?:[T ](?P<time>[0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]{1,6})?)?)"
+    r"(?P<offset>Z|z|[+-][0-9]{2}:?[0-9]{2})?)?"
+)
+_TRUE = frozenset({"true", "1", "yes"})
+_FALSE = frozenset({"false", "0", "no"})
+_MAX_NUMBER_TEXT = 64
+
+
+class CoercionError(ValueError):
+    """A value does not coerce; ``expected`` says what would have."""
+
+    def __init__(self, expected: str) -> None:
+        self.expected = expected
+        super().__init__(expected)
+
+
+def describe_type(info: FieldInfo) -> str:
+    """A readable description of the values ``info`` accepts, for messages and OpenAPI."""
+    if info.type is ValueType.INTEGER:
+        low, high = -(2 ** (info.bits - 1)), 2 ** (info.bits - 1) - 1
+        return f"an integer from {low} to {high}"
+    if info.type is ValueType.ENUM and info.enum is not None:
+        return "one of " + ", ".join(repr(str(member.value)) for member in info.enum)
+    return _DESCRIPTIONS[info.type]
+
+
+_DESCRIPTIONS = {
+    ValueType.TEXT: "text",
+    ValueType.FLOAT: "a finite number",
+    ValueType.DECIMAL: "a decimal number",
+    ValueType.BOOLEAN: "a boolean (true/false, 1/0, yes/no)",
+    ValueType.DATE: "a date as YYYY-MM-DD",
+    ValueType.DATETIME: "an ISO 8601 date-time (YYYY-MM-DDTHH:MM[:SS[.ffffff]][Z|±HH:MM]) or a date",
+    ValueType.UUID: "a UUID",
+    ValueType.ENUM: "one of the enumerated values",
+    ValueType.IDENTIFIER: "an identifier",
+}
+
+
+def coerce_bool(text: str) -> bool:
+    """``true``/``false``, ``1``/``0``, ``yes``/``no`` in any case.
+
+    Raises:
+        CoercionError: Anything else.
+    """
+    folded = text.strip().lower()
+    if folded in _TRUE:
+        return True
+    if folded in _FALSE:
+        return False
+    raise CoercionError(_DESCRIPTIONS[ValueType.BOOLEAN])
+
+
+def _integer(info: FieldInfo, text: str) -> int:
+    if not _INTEGER.fullmatch(text):
+        raise CoercionError(describe_type(info))
+    value = int(text)
+    if not -(2 ** (info.bits - 1)) <= value < 2 ** (info.bits - 1):
+        raise CoercionError(describe_type(info))
+    return value
+
+
+def _float(info: FieldInfo, text: str) -> float:
+    if len(text) > _MAX_NUMBER_TEXT or not _DECIMAL.fullmatch(text):
+        raise CoercionError(describe_type(info))
+    value = float(text)
+    if value in {float("inf"), float("-inf")}:
+        raise CoercionError(describe_type(info))
+    return value
+
+
+def _decimal(info: FieldInfo, text: str) -> decimal.Decimal:
+    if len(text) > _MAX_NUMBER_TEXT or not _DECIMAL.fullmatch(text):
+        raise CoercionError(describe_type(info))
+    value = decimal.Decimal(text)
+    if abs(value.adjusted()) > 1000:
+        raise CoercionError(describe_type(info))
+    return value
+
+
+def _date(info: FieldInfo, text: str) -> dt.date:
+    if not _DATE.fullmatch(text):
+        raise CoercionError(describe_type(info))
+    try:
+        return dt.date.fromisoformat(text)
+    except ValueError:
+        raise CoercionError(describe_type(info)) from None
+
+
+def _datetime(info: FieldInfo, text: str) -> dt.datetime:
+    match = _DATETIME.fullmatch(text)
+    if match is None:
+        raise CoercionError(describe_type(info))
+    date, time, offset = match["date"], match["time"] or "00:00", match["offset"]
+    if offset in {"Z", "z", None}:
+        offset = "+00:00"
+    elif ":" not in offset:
+        offset = f"{offset[:3]}:{offset[3:]}"
+    try:
+        value = dt.datetime.fromisoformat(f"{date}T{time}{offset}").astimezone(dt.timezone.utc)
+    except (ValueError, OverflowError):
+        raise CoercionError(describe_type(info)) from None
+    return value if info.timezone else value.replace(tzinfo=None)
+
+
+def _uuid(info: FieldInfo, text: str) -> uuid.UUID:
+    try:
+        return uuid.UUID(text.strip())
+    except ValueError:
+        raise CoercionError(describe_type(info)) from None
+
+
+def _enum(info: FieldInfo, text: str) -> object:
+    assert info.enum is not None  # noqa: S101 - FieldInfo of type ENUM always carries its enum
+    for member in info.enum:
+        if str(member.value) == text:
+            return member
+    raise CoercionError(describe_type(info))
+
+
+def _identifier(info: FieldInfo, text: str) -> object:
+    if info.coerce is None:
+        return text
+    try:
+        return info.coerce(text)
+    except (ValueError, TypeError):
+        raise CoercionError(describe_type(info)) from None
+
+
+_COERCERS: dict[ValueType, Callable[[FieldInfo, str], object]] = {
+    ValueType.TEXT: lambda _info, text: text,
+    ValueType.INTEGER: _integer,
+    ValueType.FLOAT: _float,
+    ValueType.DECIMAL: _decimal,
+    ValueType.BOOLEAN: lambda _info, text: coerce_bool(text),
+    ValueType.DATE: _date,
+    ValueType.DATETIME: _datetime,
+    ValueType.UUID: _uuid,
+    ValueType.ENUM: _enum,
+    ValueType.IDENTIFIER: _identifier,
+}
+
+
+def coerce(info: FieldInfo, text: str) -> object:
+    """Convert query-string ``text`` to a value of ``info``'s type.
+
+    Args:
+        info: The field compared with the value.
+        text: The raw value.
+
+    Returns:
+        ``str``, ``int``, ``float``, ``Decimal``, ``bool``, ``date``, ``datetime`` (UTC; naive for
+        naive columns), ``UUID``, an enum member, or the identifier ``info.coerce`` returns.
+
+    Raises:
+        CoercionError: ``text`` is not a value of that type; an empty string is one only for text.
+    """
+    return _COERCERS[info.type](info, text)

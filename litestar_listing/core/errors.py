@@ -1,0 +1,57 @@
+"""Framework-free exceptions of the engine and the backends.
+
+The plugin maps them to HTTP at the edge (``plugin/errors.py``); nothing here knows about HTTP.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = (
+    "ConfigurationError",
+    "InvalidQueryError",
+    "ListingError",
+    "ParameterError",
+    "UnsupportedQueryError",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ParameterError:
+    """One bad query parameter.
+
+    Attributes:
+        key: The query parameter's name exactly as the client sent it (for example ``count`` or
+            ``airline__name__startswith``).
+        message: What was expected, written for the client.
+    """
+
+    key: str
+    message: str
+
+
+class ListingError(Exception):
+    """Base class of every error raised by litestar-listing."""
+
+
+class InvalidQueryError(ListingError):
+    """The query string breaks the listing contract; every bad parameter is listed at once.
+
+    The plugin answers it with Litestar's 400 shape (DESIGN.md, "Errors").
+
+    Attributes:
+        errors: One entry per bad parameter, in the order the client sent them.
+    """
+
+    def __init__(self, errors: list[ParameterError] | tuple[ParameterError, ...]) -> None:
+        self.errors = tuple(errors)
+        keys = ", ".join(dict.fromkeys(error.key for error in self.errors))
+        super().__init__(f"Invalid query parameters: {keys}")
+
+
+class ConfigurationError(ListingError):
+    """A resource is declared wrongly; raised at application start, never during a request."""
+
+
+class UnsupportedQueryError(ListingError):
+    """A backend was asked to compile a node or an operator it has no visitor for."""

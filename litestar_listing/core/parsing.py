@@ -1,0 +1,293 @@
+"""Query-string multidict -> ``ListQuery`` (spec §4.1-4.4, §4.7, §8; DESIGN.md decisions).
+
+``QueryParser.parse`` checks every parameter, collects every problem, then raises one
+``InvalidQueryError`` listing them all.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from litestar_listing.core.coercion import CoercionError, coerce, coerce_bool
+from litestar_listing.core.errors import InvalidQueryError, ParameterError
+from litestar_listing.core.operators import OPERATORS, Operator, ValueKind
+from litestar_listing.core.query import (
+    LOOKUP_SEP,
+    Combine,
+    FieldPath,
+    Filter,
+    ListQuery,
+    OrderTerm,
+    Search,
+    Window,
+)
+from litestar_listing.core.schema import ExposedField, FieldMap, closest
+from litestar_listing.core.text import parse_like
+
+__all__ = ("MAX_OFFSET", "RESERVED", "Limits", "QueryParser", "forced_filter")
+
+RESERVED = ("page", "count", "search", "order_by")
+"""The reserved query parameters (spec §4.1); every other name is a filter."""
+
+MAX_OFFSET = 2**63 - 1
+"""The largest row offset a page may reach: a signed 64-bit integer (DESIGN.md, "Bounds")."""
+
+_POSITIVE = re.compile(r"\+?[0-9]{1,20}")
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Bounds on one list request (spec §8, DESIGN.md "Limits"); past any of them is a 400.
+
+    Attributes:
+        default_count: Page size when ``count`` is absent (spec §4.1: 10).
+        max_count: Largest ``count`` (spec §8: 100).
+        max_in_values: Most values in one ``in``/``nin`` filter, repetitions included.
+        max_search_length: Most characters of ``search`` text.
+        max_filters: Most filter parameters in one request, repetitions included.
+    """
+
+    default_count: int = 10
+    max_count: int = 100
+    max_in_values: int = 500
+    max_search_length: int = 256
+    max_filters: int = 50
+
+
+def _short(text: str, limit: int = 40) -> str:
+    return repr(text if len(text) <= limit else text[:limit] + "…")
+
+
+@dataclass(frozen=True)
+class QueryParser:
+    """Parses the query string of one resource's list endpoint.
+
+    Attributes:
+        field_map: What the resource exposes.
+        combine: How the resource combines client filters (spec §4.4.1-2).
+        limits: Request bounds.
+        ignore_unknown: Drop filters that are not exposed instead of answering 400 (the
+            document-store default of spec §4.4.9; relational resources opt in).
+    """
+
+    field_map: FieldMap
+    combine: Combine = Combine.AND
+    limits: Limits = field(default_factory=Limits)
+    ignore_unknown: bool = False
+
+    def parse(self, params: Iterable[tuple[str, str]], forced_filters: Sequence[Filter] = ()) -> ListQuery:
+        """Turn query parameters into a ``ListQuery``.
+
+        Args:
+            params: ``(name, value)`` pairs in request order, repetitions included.
+            forced_filters: Server-side filters (spec §4.4.10). A client filter whose parameter
+                names the same field with equality is dropped; the forced filters are ANDed
+                outside the client's filters.
+
+        Returns:
+            The query, its order ending with the primary key.
+
+        Raises:
+            InvalidQueryError: With one ``ParameterError`` per bad parameter.
+        """
+        errors: list[ParameterError] = []
+        reserved: dict[str, str] = {}
+        filter_params: list[tuple[str, str]] = []
+        for key, value in params:
+            if key in RESERVED:
+                if key in reserved:
+                    errors.append(ParameterError(key, "must be given at most once"))
+                reserved.setdefault(key, value)
+            else:
+                filter_params.append((key, value))
+
+        window = self._window(reserved, errors)
+        search = self._search(reserved.get("search", ""), errors)
+        order = self._order(reserved.get("order_by", ""), errors)
+        forced_keys = {item.path.name for item in forced_filters}
+        filters = self._filters(filter_params, forced_keys, errors)
+        if errors:
+            raise InvalidQueryError(errors)
+        return ListQuery(
+            filters=tuple(filters),
+            combine=self.combine,
+            search=search,
+            order=self.field_map.with_pk(order),
+            window=window,
+            forced_filters=tuple(forced_filters),
+        )
+
+    def _window(self, reserved: dict[str, str], errors: list[ParameterError]) -> Window:
+        limits = self.limits
+        page = _bounded_int(reserved.get("page"), "page", 1, None, 1, errors)
+        count = _bounded_int(
+            reserved.get("count"), "count", 1, limits.max_count, limits.default_count, errors
+        )
+        if page is None or count is None:
+            return Window()
+        if (page - 1) * count > MAX_OFFSET:
+            errors.append(
+                ParameterError("page", f"page × count must stay within a 64-bit row offset ({MAX_OFFSET})")
+            )
+            return Window()
+        return Window(page, count)
+
+    def _search(self, text: str, errors: list[ParameterError]) -> Search | None:
+        if not text:
+            return None
+        if not self.field_map.searchable:
+            errors.append(ParameterError("search", "this resource has no searchable fields"))
+            return None
+        if len(text) > self.limits.max_search_length:
+            errors.append(
+                ParameterError("search", f"expected at most {self.limits.max_search_length} characters")
+            )
+            return None
+        return Search(text, tuple(exposed.path for exposed in self.field_map.searchable))
+
+    def _order(self, text: str, errors: list[ParameterError]) -> tuple[OrderTerm, ...]:
+        if not text:
+            return self.field_map.default_order
+        terms: list[OrderTerm] = []
+        seen: set[str] = set()
+        orderable = self.field_map.orderable
+        for raw in text.split(","):
+            name = raw.removeprefix("-")
+            exposed = orderable.get(name)
+            if exposed is None:
+                hint = closest(name, orderable)
+                message = f"{_short(raw)} is not an orderable field" + _did_you_mean(hint)
+                errors.append(ParameterError("order_by", message + " Write [-]field[,[-]field...]."))
+            elif name in seen:
+                errors.append(ParameterError("order_by", f"{name!r} is listed more than once"))
+            else:
+                seen.add(name)
+                terms.append(OrderTerm(exposed.path, descending=raw.startswith("-")))
+        return tuple(terms)
+
+    def _filters(
+        self, params: list[tuple[str, str]], forced_keys: set[str], errors: list[ParameterError]
+    ) -> list[Filter]:
+        if len(params) > self.limits.max_filters:
+            key = params[self.limits.max_filters][0]
+            errors.append(
+                ParameterError(key, f"at most {self.limits.max_filters} filter parameters per request")
+            )
+            return []
+        groups: dict[tuple[str, str], list[tuple[str, str]]] = {}
+        targets: dict[tuple[str, str], tuple[ExposedField, Operator]] = {}
+        for key, value in params:
+            resolved = self._resolve_key(key, errors)
+            if resolved is None:
+                continue
+            exposed, operator = resolved
+            group = (exposed.path.name, operator.name)
+            if operator.name == "eq" and exposed.path.name in forced_keys:
+                continue
+            groups.setdefault(group, []).append((key, value))
+            targets[group] = resolved
+        filters: list[Filter] = []
+        for group, items in groups.items():
+            exposed, operator = targets[group]
+            built = self._build(exposed, operator, items, errors)
+            if built is not None:
+                filters.append(built)
+        return filters
+
+    def _resolve_key(self, key: str, errors: list[ParameterError]) -> tuple[ExposedField, Operator] | None:
+        head, sep, tail = key.rpartition(LOOKUP_SEP)
+        operator = OPERATORS.get(tail) if sep else None
+        name = head if operator is not None else key
+        operator = operator or OPERATORS["eq"]
+        exposed = self.field_map.filterable.get(name)
+        if exposed is None:
+            if not self.ignore_unknown:
+                hint = closest(name, self.field_map.filterable)
+                message = "is not a filter of this resource" + _did_you_mean(hint)
+                errors.append(ParameterError(key, message))
+            return None
+        if not operator.applies_to(exposed.field.type):
+            usable = [op.name for op in OPERATORS.values() if op.applies_to(exposed.field.type)]
+            message = (
+                f"operator {operator.name!r} does not apply to {exposed.path.name!r} ({exposed.field.type.value}); "
+                f"use one of: {', '.join(usable)}"
+            )
+            errors.append(ParameterError(key, message))
+            return None
+        return exposed, operator
+
+    def _build(
+        self,
+        exposed: ExposedField,
+        operator: Operator,
+        items: list[tuple[str, str]],
+        errors: list[ParameterError],
+    ) -> Filter | None:
+        key = items[0][0]
+        split = operator.kind is ValueKind.LIST
+        if len(items) > 1:
+            if operator.repeated_as is None:
+                errors.append(
+                    ParameterError(key, "may be given only once; only eq, ne, in and nin may repeat")
+                )
+                return None
+            operator = OPERATORS[operator.repeated_as]
+        info = exposed.field
+        try:
+            if operator.kind is ValueKind.LIST:
+                raw_values = [part for _, raw in items for part in (raw.split(",") if split else [raw])]
+                if len(raw_values) > self.limits.max_in_values:
+                    errors.append(ParameterError(key, f"at most {self.limits.max_in_values} values"))
+                    return None
+                value: object = tuple(dict.fromkeys(coerce(info, raw) for raw in raw_values))
+            elif operator.kind is ValueKind.FIELD:
+                value = coerce(info, items[0][1])
+            elif operator.kind is ValueKind.FLAG:
+                value = coerce_bool(items[0][1])
+            elif operator.kind is ValueKind.PATTERN:
+                value = parse_like(items[0][1])
+            else:
+                value = items[0][1]
+        except CoercionError as error:
+            errors.append(ParameterError(key, f"expected {error.expected}"))
+            return None
+        except ValueError as error:
+            errors.append(ParameterError(key, str(error)))
+            return None
+        return Filter(exposed.path, operator, value, key=key)
+
+
+def _did_you_mean(names: list[str]) -> str:
+    return "; did you mean " + " or ".join(repr(name) for name in names) + "?" if names else ""
+
+
+def _bounded_int(
+    text: str | None, key: str, low: int, high: int | None, default: int, errors: list[ParameterError]
+) -> int | None:
+    if text is None:
+        return default
+    expected = f"an integer >= {low}" if high is None else f"an integer from {low} to {high}"
+    if not _POSITIVE.fullmatch(text):
+        errors.append(ParameterError(key, f"expected {expected}"))
+        return None
+    value = int(text)
+    if value < low or (high is not None and value > high):
+        errors.append(ParameterError(key, f"expected {expected}"))
+        return None
+    return value
+
+
+def forced_filter(field_map: FieldMap, name: str, value: object) -> Filter:
+    """A server-side equality (or membership, for a list/tuple/set) filter on any existing path.
+
+    The path need not be exposed to clients. Values are compared as given (no coercion).
+
+    Raises:
+        ConfigurationError: The path does not exist.
+    """
+    exposed = field_map.field_at(FieldPath.parse(name))
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return Filter(exposed.path, OPERATORS["in"], tuple(value), key=name)
+    return Filter(exposed.path, OPERATORS["eq"], value, key=name)

@@ -1,0 +1,154 @@
+"""The query description that parsing produces and every backend compiles.
+
+All nodes are frozen and slotted: a ``ListQuery`` is a value, safe to cache, hash and share.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from litestar_listing.core.operators import Operator
+
+__all__ = (
+    "LOOKUP_SEP",
+    "Combine",
+    "FieldPath",
+    "Filter",
+    "ListQuery",
+    "OrderTerm",
+    "Search",
+    "Window",
+)
+
+LOOKUP_SEP = "__"
+"""Separator between relation steps, the field and the operator in a parameter name (spec §4.4.6)."""
+
+
+class Combine(str, enum.Enum):
+    """How a resource combines the client's filters (spec §4.4.1-2); fixed by the resource."""
+
+    AND = "and"
+    OR = "or"
+
+
+@dataclass(frozen=True, slots=True)
+class FieldPath:
+    """A field reached from the listed model through zero or more relations.
+
+    Attributes:
+        segments: Relation names followed by the field name, e.g. ``("airline", "name")``.
+    """
+
+    segments: tuple[str, ...]
+
+    @classmethod
+    def parse(cls, name: str) -> FieldPath:
+        """Split ``"airline__name"`` into a path; no validation against any model."""
+        return cls(tuple(name.split(LOOKUP_SEP)))
+
+    @property
+    def name(self) -> str:
+        """The path as written in a query string, e.g. ``airline__name``."""
+        return LOOKUP_SEP.join(self.segments)
+
+    @property
+    def relations(self) -> tuple[str, ...]:
+        """The relation steps, without the final field."""
+        return self.segments[:-1]
+
+    @property
+    def field(self) -> str:
+        """The final field name."""
+        return self.segments[-1]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True, slots=True)
+class Filter:
+    """One comparison of a field with a coerced value.
+
+    Attributes:
+        path: The compared field.
+        operator: The lookup from the operator registry (``core/operators.py``).
+        value: The coerced value: a scalar for single-valued operators, a tuple of scalars for
+            ``in`` and ``nin``, a ``bool`` for ``isnull``, a tuple of ``LikeToken`` for ``like``.
+        key: The parameter name the client sent, for error messages and forced-filter matching.
+    """
+
+    path: FieldPath
+    operator: Operator
+    value: object
+    key: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Search:
+    """Case-insensitive substring search over several fields, combined with OR (spec §4.2).
+
+    Attributes:
+        text: The literal text to find (wildcards in it are not special).
+        paths: The resource's searchable fields.
+    """
+
+    text: str
+    paths: tuple[FieldPath, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class OrderTerm:
+    """One ordering term (spec §4.3): ascending unless ``descending``; NULLs always sort last.
+
+    Attributes:
+        path: A field, a to-one relation path, or a computed alias that the resource maps.
+        descending: True for a ``-`` prefix.
+    """
+
+    path: FieldPath
+    descending: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Window:
+    """The page of the result to return (spec §4.7).
+
+    Attributes:
+        page: 1-based page number.
+        count: Page size in items.
+    """
+
+    page: int = 1
+    count: int = 10
+
+    @property
+    def offset(self) -> int:
+        """Number of items skipped before the page: ``(page - 1) * count``."""
+        return (self.page - 1) * self.count
+
+
+@dataclass(frozen=True, slots=True)
+class ListQuery:
+    """Everything a backend needs to produce one page and its total.
+
+    The backend evaluates ``forced_filters AND (filters combined by combine) AND search``,
+    orders by ``order`` (which always ends with the primary key) and cuts ``window``.
+
+    Attributes:
+        filters: The client's filters (spec §4.4).
+        combine: How ``filters`` combine with each other (spec §4.4.1-2).
+        search: The search, if the client sent one (spec §4.2).
+        order: The ordering terms, the primary-key tie-breaker last (DESIGN.md, "Order").
+        window: The page (spec §4.7).
+        forced_filters: Server-side filters, always ANDed outside ``filters`` (spec §4.4.10).
+    """
+
+    filters: tuple[Filter, ...] = ()
+    combine: Combine = Combine.AND
+    search: Search | None = None
+    order: tuple[OrderTerm, ...] = ()
+    window: Window = field(default_factory=Window)
+    forced_filters: tuple[Filter, ...] = ()

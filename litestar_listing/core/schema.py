@@ -1,0 +1,310 @@
+"""The resource's field map: which paths exist, their types and relations, and what is exposed.
+
+Backends describe their models as a ``ModelGraph``; ``FieldMap.build`` checks a resource's exposure
+policy against it once, at application start (DESIGN.md, "Exposure").
+"""
+
+from __future__ import annotations
+
+import difflib
+import enum
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+from litestar_listing.core.errors import ConfigurationError
+from litestar_listing.core.query import LOOKUP_SEP, FieldPath, OrderTerm
+
+__all__ = (
+    "ALL_FIELDS",
+    "EntityInfo",
+    "ExposedField",
+    "FieldInfo",
+    "FieldMap",
+    "ModelGraph",
+    "RelationInfo",
+    "ValueType",
+    "closest",
+)
+
+ALL_FIELDS = "*"
+"""In an exposure list, every non-private column of the model (``"*"``) or of a relation (``"airline__*"``)."""
+
+
+class ValueType(str, enum.Enum):
+    """The type of a field's values, which decides coercion (spec §4.4.5) and the operators."""
+
+    TEXT = "text"
+    INTEGER = "integer"
+    FLOAT = "float"
+    DECIMAL = "decimal"
+    BOOLEAN = "boolean"
+    DATE = "date"
+    DATETIME = "datetime"
+    UUID = "uuid"
+    ENUM = "enum"
+    IDENTIFIER = "identifier"
+    """An opaque store identifier with its own ``coerce`` (e.g. a document store's ObjectId)."""
+
+
+@dataclass(frozen=True, slots=True)
+class FieldInfo:
+    """One column (or computed value) of a model.
+
+    Attributes:
+        name: The attribute name exposed to clients.
+        type: Its value type.
+        nullable: Whether it may hold NULL.
+        enum: For ``ValueType.ENUM``, the Python enum whose values are accepted.
+        bits: For ``ValueType.INTEGER``, the storage width (16, 32 or 64); wider values are a 400.
+        coerce: For ``ValueType.IDENTIFIER``, text -> value; raises ``ValueError`` on bad text.
+        timezone: For ``ValueType.DATETIME``, whether the column stores an offset; naive columns
+            receive the value converted to UTC without an offset.
+        private: Never filtered, searched, ordered on nor listed, through any path.
+        computed: Not a column but an expression the resource maps (spec §4.3.2).
+    """
+
+    name: str
+    type: ValueType
+    nullable: bool = True
+    enum: type[enum.Enum] | None = None
+    bits: int = 64
+    coerce: Callable[[str], object] | None = None
+    timezone: bool = True
+    private: bool = False
+    computed: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class RelationInfo:
+    """A relation from one model to another.
+
+    Attributes:
+        name: The relation attribute, as used in paths (``airline`` in ``airline__name``).
+        target: The name of the target entity in the ``ModelGraph``.
+        to_many: True for one-to-many and many-to-many relations.
+    """
+
+    name: str
+    target: str
+    to_many: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class EntityInfo:
+    """A model: its fields, its relations and its primary key.
+
+    Attributes:
+        name: A name unique within the graph (the model's class name).
+        fields: Fields by attribute name.
+        relations: Relations by attribute name.
+        pk: The primary-key field names, in order.
+    """
+
+    name: str
+    fields: Mapping[str, FieldInfo]
+    relations: Mapping[str, RelationInfo]
+    pk: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ModelGraph:
+    """The listed model and every model reachable from it.
+
+    Attributes:
+        root: The name of the listed entity.
+        entities: Every entity by name.
+    """
+
+    root: str
+    entities: Mapping[str, EntityInfo]
+
+    @property
+    def root_entity(self) -> EntityInfo:
+        """The listed entity."""
+        return self.entities[self.root]
+
+
+@dataclass(frozen=True, slots=True)
+class ExposedField:
+    """A path a client may use, resolved against the graph.
+
+    Attributes:
+        path: The path.
+        field: The field at its end.
+        to_many: True when the path crosses a to-many relation (filters and search use EXISTS).
+        hops: The relations crossed, in order.
+    """
+
+    path: FieldPath
+    field: FieldInfo
+    to_many: bool
+    hops: tuple[RelationInfo, ...] = ()
+
+
+def closest(name: str, candidates: Iterable[str], limit: int = 3) -> list[str]:
+    """The allowed names closest to a misspelt ``name``, best first (for error messages)."""
+    return difflib.get_close_matches(name, list(candidates), n=limit, cutoff=0.6)
+
+
+def _resolve(graph: ModelGraph, path: FieldPath, computed: Mapping[str, FieldInfo]) -> ExposedField:
+    if len(path.segments) == 1 and path.field in computed:
+        return ExposedField(path, computed[path.field], to_many=False)
+    entity = graph.root_entity
+    hops: list[RelationInfo] = []
+    for step in path.relations:
+        relation = entity.relations.get(step)
+        if relation is None:
+            hint = closest(step, entity.relations)
+            msg = f"{path.name!r}: {entity.name} has no relation {step!r}" + (
+                f" (did you mean {hint})" if hint else ""
+            )
+            raise ConfigurationError(msg)
+        hops.append(relation)
+        entity = graph.entities[relation.target]
+    info = entity.fields.get(path.field)
+    if info is None:
+        hint = closest(path.field, entity.fields)
+        msg = f"{path.name!r}: {entity.name} has no field {path.field!r}" + (
+            f" (did you mean {hint})" if hint else ""
+        )
+        raise ConfigurationError(msg)
+    if info.private:
+        msg = f"{path.name!r}: {entity.name}.{path.field} is private and cannot be exposed"
+        raise ConfigurationError(msg)
+    return ExposedField(path, info, to_many=any(hop.to_many for hop in hops), hops=tuple(hops))
+
+
+def _expand(graph: ModelGraph, patterns: Iterable[str], computed: Mapping[str, FieldInfo]) -> list[FieldPath]:
+    paths: list[FieldPath] = []
+    for pattern in patterns:
+        segments = tuple(pattern.split(LOOKUP_SEP))
+        if segments[-1] != ALL_FIELDS:
+            paths.append(FieldPath(segments))
+            continue
+        entity = graph.root_entity
+        for step in segments[:-1]:
+            relation = entity.relations.get(step)
+            if relation is None:
+                msg = f"{pattern!r}: {entity.name} has no relation {step!r}"
+                raise ConfigurationError(msg)
+            entity = graph.entities[relation.target]
+        paths.extend(
+            FieldPath((*segments[:-1], name)) for name, info in entity.fields.items() if not info.private
+        )
+    return paths
+
+
+@dataclass(frozen=True)
+class FieldMap:
+    """What clients of one resource may filter, order and search on; built once at start.
+
+    Attributes:
+        graph: The models behind the resource.
+        filterable: Exposed filter paths by name (spec §4.4).
+        orderable: Exposed order paths by name, computed aliases included (spec §4.3).
+        searchable: The searchable paths (spec §4.2.1), in declared order.
+        default_order: The ordering when the client sends none (spec §4.3.1).
+        pk: The primary-key fields of the listed model: the last ordering terms.
+        max_depth: The most relations a path may cross.
+    """
+
+    graph: ModelGraph
+    filterable: Mapping[str, ExposedField]
+    orderable: Mapping[str, ExposedField]
+    searchable: tuple[ExposedField, ...]
+    default_order: tuple[OrderTerm, ...]
+    pk: tuple[FieldPath, ...]
+    max_depth: int = 3
+    computed: Mapping[str, FieldInfo] = field(default_factory=dict)
+
+    @classmethod
+    def build(
+        cls,
+        graph: ModelGraph,
+        *,
+        filter_fields: Sequence[str] = (ALL_FIELDS,),
+        order_fields: Sequence[str] = (ALL_FIELDS,),
+        search_fields: Sequence[str] = (),
+        default_order: Sequence[str] = (),
+        computed: Mapping[str, FieldInfo] | None = None,
+        max_depth: int = 3,
+    ) -> FieldMap:
+        """Resolve an exposure policy against ``graph``.
+
+        Args:
+            graph: The models.
+            filter_fields: Paths (``"airline__name"``) and wildcards (``"*"``, ``"airline__*"``)
+                clients may filter on.
+            order_fields: The same for ``order_by``; to-many paths are not allowed.
+            search_fields: The searchable paths; wildcards are not allowed (spec §4.2.1).
+            default_order: Terms like ``"-time_hour"``; any existing to-one path may be used.
+            computed: Computed aliases the resource maps to expressions; they are orderable
+                (spec §4.3.2) and nothing else.
+            max_depth: The most relations a path may cross (DESIGN.md, "Limits").
+
+        Returns:
+            The resolved map.
+
+        Raises:
+            ConfigurationError: A path does not exist, is private, is too deep, or a to-many path
+                is used for ordering.
+        """
+        computed = dict(computed or {})
+        entity = graph.root_entity
+
+        def resolve_all(patterns: Sequence[str], what: str) -> dict[str, ExposedField]:
+            resolved: dict[str, ExposedField] = {}
+            for path in _expand(graph, patterns, {} if what == "filter" else computed):
+                exposed = _resolve(graph, path, computed if what != "filter" else {})
+                if len(path.relations) > max_depth:
+                    msg = f"{what} path {path.name!r} crosses {len(path.relations)} relations; the limit is {max_depth}"
+                    raise ConfigurationError(msg)
+                if what == "order" and exposed.to_many:
+                    msg = f"order path {path.name!r} crosses a to-many relation; only to-one paths can be ordered on"
+                    raise ConfigurationError(msg)
+                resolved[path.name] = exposed
+            return resolved
+
+        if any(LOOKUP_SEP + ALL_FIELDS in name or name == ALL_FIELDS for name in search_fields):
+            msg = "search_fields takes explicit paths, not wildcards (spec §4.2.1)"
+            raise ConfigurationError(msg)
+        filterable = resolve_all(filter_fields, "filter")
+        orderable = resolve_all([*order_fields, *computed], "order")
+        searchable = resolve_all(search_fields, "search")
+        for exposed in searchable.values():
+            if exposed.field.type is not ValueType.TEXT:
+                msg = f"search path {exposed.path.name!r} is not a text field"
+                raise ConfigurationError(msg)
+        pk = tuple(FieldPath((name,)) for name in entity.pk)
+        order_terms: list[OrderTerm] = []
+        for term in default_order:
+            path = FieldPath.parse(term.removeprefix("-"))
+            exposed = _resolve(graph, path, computed)
+            if exposed.to_many:
+                msg = f"default order {term!r} crosses a to-many relation"
+                raise ConfigurationError(msg)
+            order_terms.append(OrderTerm(path, descending=term.startswith("-")))
+        return cls(
+            graph=graph,
+            filterable=MappingProxyType(filterable),
+            orderable=MappingProxyType(orderable),
+            searchable=tuple(searchable.values()),
+            default_order=tuple(order_terms),
+            pk=pk,
+            max_depth=max_depth,
+            computed=MappingProxyType(computed),
+        )
+
+    def field_at(self, path: FieldPath) -> ExposedField:
+        """Resolve any existing path of the graph, exposed or not (for server-side filters).
+
+        Raises:
+            ConfigurationError: The path does not exist or ends in a private field.
+        """
+        return _resolve(self.graph, path, self.computed)
+
+    def with_pk(self, order: Sequence[OrderTerm]) -> tuple[OrderTerm, ...]:
+        """``order`` with the primary key appended unless it is already there (DESIGN.md, "Order")."""
+        named = {term.path for term in order}
+        return (*order, *(OrderTerm(path) for path in self.pk if path not in named))
