@@ -1,1 +1,62 @@
-"""litestar-listing: one listing interface for Litestar collection endpoints."""
+"""litestar-listing: one listing interface (paging, search, ordering, filtering) for Litestar.
+
+Backends that need an optional extra live in their own subpackages, e.g.
+``litestar_listing.backends.sqlalchemy.SQLAlchemyBackend``.
+"""
+
+from litestar_listing.backends.base import Capabilities, ListContext, ListingBackend, Page
+from litestar_listing.backends.memory import MemoryBackend
+from litestar_listing.core.errors import (
+    ConfigurationError,
+    InvalidQueryError,
+    ListingError,
+    ParameterError,
+    UnsupportedQueryError,
+)
+from litestar_listing.core.operators import OPERATORS, Operator
+from litestar_listing.core.parsing import Limits, QueryParser
+from litestar_listing.core.query import Combine, FieldPath, Filter, ListQuery, OrderTerm, Search, Window
+from litestar_listing.core.schema import ALL_FIELDS, FieldMap, ValueType
+from litestar_listing.plugin import (
+    EnrichContext,
+    ForcedFilter,
+    ListingPlugin,
+    Pagination,
+    Resource,
+    owner_scope,
+    tenant_scope,
+)
+
+__all__ = (
+    "ALL_FIELDS",
+    "OPERATORS",
+    "Capabilities",
+    "Combine",
+    "ConfigurationError",
+    "EnrichContext",
+    "FieldMap",
+    "FieldPath",
+    "Filter",
+    "ForcedFilter",
+    "InvalidQueryError",
+    "Limits",
+    "ListContext",
+    "ListQuery",
+    "ListingBackend",
+    "ListingError",
+    "ListingPlugin",
+    "MemoryBackend",
+    "Operator",
+    "OrderTerm",
+    "Page",
+    "Pagination",
+    "ParameterError",
+    "QueryParser",
+    "Resource",
+    "Search",
+    "UnsupportedQueryError",
+    "ValueType",
+    "Window",
+    "owner_scope",
+    "tenant_scope",
+)

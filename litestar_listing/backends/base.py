@@ -90,8 +90,8 @@ class ListingBackend(Protocol):
         """
         ...
 
-    async def startup(self, app: Any) -> None:
-        """Prepare once when the application starts (register functions, warm caches)."""
+    def prepare(self) -> None:
+        """Prepare once while the application is built, before any connection is opened."""
         ...
 
 

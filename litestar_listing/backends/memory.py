@@ -52,7 +52,7 @@ class MemoryBackend:
         """The computed aliases given at construction."""
         return self._computed
 
-    async def startup(self, app: Any) -> None:
+    def prepare(self) -> None:
         """Nothing to prepare."""
 
     async def fetch(self, query: ListQuery, context: ListContext) -> Page:

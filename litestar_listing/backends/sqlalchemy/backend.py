@@ -100,7 +100,7 @@ class SQLAlchemyBackend:
         """The computed aliases and their types."""
         return self._computed_fields
 
-    async def startup(self, app: Any) -> None:
+    def prepare(self) -> None:
         """Register the SQLite functions on the configured engine (see ``prepare_engine``)."""
         if self.config is not None:
             prepare_engine(self.config.get_engine())
@@ -115,7 +115,12 @@ class SQLAlchemyBackend:
             self._compilers[dialect] = compiler
         return compiler
 
-    def _session(self, context: ListContext) -> AsyncSession:
+    def session(self, context: ListContext) -> AsyncSession:
+        """The session of a call: ``context.session``, else the request's from ``config``.
+
+        Raises:
+            ConfigurationError: Neither is available.
+        """
         if context.session is not None:
             return context.session  # type: ignore[no-any-return]
         if self.config is None or context.request is None:
@@ -149,7 +154,7 @@ class SQLAlchemyBackend:
         Raises:
             ConfigurationError: No session can be had, or ``context.load`` names no relation.
         """
-        session = self._session(context)
+        session = self.session(context)
         compiler = self.compiler(session.get_bind().dialect.name)
         page_statement, total_statement = compiler.compile(query)
         if context.load:

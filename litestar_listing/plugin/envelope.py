@@ -1,0 +1,105 @@
+"""The list response envelope of spec §2.1-2.2 as msgspec structs, and item types for OpenAPI."""
+
+from __future__ import annotations
+
+import datetime as dt
+import decimal
+import math
+import uuid
+from collections.abc import Mapping
+from typing import Any, Literal
+
+import msgspec
+
+from litestar_listing.core.schema import FieldInfo, ModelGraph, ValueType
+
+__all__ = ("Pagination", "envelope_type", "item_type", "pagination", "python_type")
+
+
+class Pagination(msgspec.Struct, kw_only=True):
+    """Paging metadata of a list response (spec §2.2)."""
+
+    page: int
+    """The requested page number, from 1."""
+    count: int
+    """The requested page size."""
+    total: int
+    """Items matching the filters and the search, across all pages."""
+    total_pages: int
+    """``ceil(total / count)``; 0 when ``total`` is 0."""
+
+
+def pagination(page: int, count: int, total: int) -> Pagination:
+    """Build the paging metadata; ``total_pages`` is ``total / count`` rounded up (spec §2.2)."""
+    return Pagination(page=page, count=count, total=total, total_pages=math.ceil(total / count))
+
+
+_PYTHON_TYPES: Mapping[ValueType, type[Any]] = {
+    ValueType.TEXT: str,
+    ValueType.INTEGER: int,
+    ValueType.FLOAT: float,
+    ValueType.DECIMAL: decimal.Decimal,
+    ValueType.BOOLEAN: bool,
+    ValueType.DATE: dt.date,
+    ValueType.DATETIME: dt.datetime,
+    ValueType.UUID: uuid.UUID,
+    ValueType.IDENTIFIER: str,
+}
+
+
+def python_type(info: FieldInfo) -> Any:
+    """The Python type of ``info``'s values (``T | None`` when nullable), for OpenAPI schemas."""
+    base: Any = info.enum if info.type is ValueType.ENUM and info.enum is not None else _PYTHON_TYPES[info.type]
+    return base | None if info.nullable else base
+
+
+def item_type(
+    name: str,
+    graph: ModelGraph,
+    *,
+    computed: Mapping[str, FieldInfo] | None = None,
+    load: tuple[str, ...] = (),
+    extra: Mapping[str, Any] | None = None,
+) -> type[msgspec.Struct]:
+    """A struct describing the default item dict: non-private columns, computed values, loaded relations.
+
+    Args:
+        name: The struct's name in OpenAPI (e.g. ``Flight``).
+        graph: The models.
+        computed: Computed aliases (spec §4.3.2), listed after the columns.
+        load: Eager-loaded relation paths (spec §4.5), nested as objects or arrays of objects.
+        extra: Fields that enrichment adds (spec §4.6), by name and type.
+
+    Returns:
+        A ``msgspec.Struct`` subclass used for documentation only.
+    """
+    tree: dict[str, Any] = {}
+    for path in load:
+        node = tree
+        for step in path.split("__"):
+            node = node.setdefault(step, {})
+
+    def build(struct_name: str, entity_name: str, subtree: Mapping[str, Any], more: Mapping[str, Any]) -> Any:
+        entity = graph.entities[entity_name]
+        fields: list[tuple[str, Any]] = [
+            (field.name, python_type(field)) for field in entity.fields.values() if not field.private
+        ]
+        fields.extend(more.items())
+        for relation_name, child in subtree.items():
+            relation = entity.relations[relation_name]
+            nested = build(f"{struct_name}{relation_name.title().replace('_', '')}", relation.target, child, {})
+            fields.append((relation_name, list[nested] if relation.to_many else nested | None))
+        return msgspec.defstruct(struct_name, fields, kw_only=True)
+
+    more: dict[str, Any] = {key: python_type(info) for key, info in (computed or {}).items()}
+    more.update(extra or {})
+    return build(name, graph.root, tree, more)  # type: ignore[no-any-return]
+
+
+def envelope_type(name: str, item: Any) -> type[msgspec.Struct]:
+    """The list envelope (spec §2.1) for items of type ``item``, named ``<name>``."""
+    return msgspec.defstruct(
+        name,
+        [("data", list[item]), ("pagination", Pagination), ("message", str), ("status", Literal["success"])],
+        kw_only=True,
+    )

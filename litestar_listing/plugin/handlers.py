@@ -1,0 +1,34 @@
+"""Route handlers for resources.
+
+No ``from __future__ import annotations`` here: Litestar reads these annotations at runtime.
+"""
+
+from typing import Any
+
+from litestar import Request, get
+from litestar.handlers import HTTPRouteHandler
+
+from litestar_listing.plugin.openapi import list_operation_class
+from litestar_listing.plugin.resource import Resource
+
+__all__ = ("list_handler",)
+
+
+def list_handler(resource: Resource, path_prefix: str) -> HTTPRouteHandler:
+    """A ``GET {path_prefix}/<name>/`` handler answering ``resource``'s list action (spec §4.1)."""
+    resource.build()
+
+    async def list_items(request: Request[Any, Any, Any]) -> Any:
+        return await resource.list(request)
+
+    list_items.__annotations__ = {"request": Request, "return": resource.envelope}
+    list_items.__name__ = f"list_{resource.name}"
+    return get(
+        f"{path_prefix.rstrip('/')}/{resource.name}/",
+        name=f"listing:{resource.name}",
+        operation_id=f"list_{resource.name}",
+        summary=f"List {resource.name}",
+        description=resource.description or None,
+        tags=[resource.name],
+        operation_class=list_operation_class(resource),
+    )(list_items)

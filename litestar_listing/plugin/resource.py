@@ -1,0 +1,239 @@
+"""``Resource``: one listed collection, its exposure policy, scoping, enrichment and list action."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import parse_qsl
+
+import msgspec
+from litestar.connection import ASGIConnection
+from litestar.exceptions import ValidationException
+
+from litestar_listing.backends.base import ListContext, ListingBackend, Page
+from litestar_listing.core.errors import ConfigurationError, InvalidQueryError
+from litestar_listing.core.parsing import Limits, QueryParser, forced_filter
+from litestar_listing.core.query import Combine, Filter, ListQuery
+from litestar_listing.core.schema import ALL_FIELDS, FieldMap, FieldPath
+from litestar_listing.plugin.envelope import envelope_type, item_type, pagination
+from litestar_listing.plugin.forced import ForcedFilter
+
+__all__ = ("EnrichContext", "Resource", "query_items")
+
+
+@dataclass(frozen=True, slots=True)
+class EnrichContext:
+    """What an enrichment hook gets besides the page items (spec §4.6).
+
+    Attributes:
+        request: The current request.
+        resource: The listed resource.
+        list_context: The backend call's context (``resource.backend.session(list_context)`` gives
+            the SQLAlchemy session of the request).
+        query: The query that produced the page.
+    """
+
+    request: ASGIConnection[Any, Any, Any, Any] | None
+    resource: Resource
+    list_context: ListContext
+    query: ListQuery
+
+
+Enrich = Callable[[list[dict[str, Any]], EnrichContext], Awaitable[None] | None]
+
+
+@dataclass
+class Resource:
+    """A collection listed at ``{path_prefix}/<name>/`` (spec §4.1).
+
+    Attributes:
+        name: The path segment and the name in OpenAPI, e.g. ``"flights"``.
+        backend: The store, e.g. ``SQLAlchemyBackend(Flight, config=...)``.
+        filter_fields: Filterable paths; ``"*"`` is every own non-private column, ``"rel__*"`` every
+            column of a relation; relation paths only when listed (DESIGN.md, "Exposure").
+        order_fields: Orderable paths, the same way; computed aliases are always orderable.
+        search_fields: Searchable text paths (spec §4.2); empty means ``search`` is a 400.
+        default_order: Terms like ``"-time_hour"`` used without ``order_by`` (spec §4.3.1); the
+            primary key is appended as the final tie-breaker.
+        combine: ``"and"`` (default) or ``"or"``: how client filters combine (spec §4.4.1-2).
+        forced_filters: Server-side scoping (spec §4.4.10), e.g. ``tenant_scope("company_id")``.
+        enrich: ``(items, context) -> None`` (sync or async), run once over the page items to add
+            derived fields; it may not add or remove items (spec §4.6).
+        enrich_fields: Names and types of the fields ``enrich`` adds, for OpenAPI.
+        load: Relations eager-loaded with the items of the list action (spec §4.5), e.g.
+            ``("airline",)``; ``Resource.list(load=...)`` overrides it per call.
+        limits: Request bounds (spec §8, DESIGN.md "Limits").
+        ignore_unknown_filters: Drop unknown filter names instead of answering 400.
+        max_depth: The most relations a path may cross.
+        item: The item type shown in OpenAPI; derived from the model when None.
+        message: The envelope's ``message`` text (spec §2.1).
+        description: The endpoint's description in OpenAPI.
+    """
+
+    name: str
+    backend: ListingBackend
+    filter_fields: Sequence[str] = (ALL_FIELDS,)
+    order_fields: Sequence[str] = (ALL_FIELDS,)
+    search_fields: Sequence[str] = ()
+    default_order: Sequence[str] = ()
+    combine: Combine | str = Combine.AND
+    forced_filters: Sequence[ForcedFilter] = ()
+    enrich: Enrich | None = None
+    enrich_fields: Mapping[str, Any] = field(default_factory=dict)
+    load: Sequence[str] = ()
+    limits: Limits = field(default_factory=Limits)
+    ignore_unknown_filters: bool = False
+    max_depth: int = 3
+    item: Any = None
+    message: str = ""
+    description: str = ""
+    _field_map: FieldMap | None = field(default=None, init=False, repr=False)
+    _parser: QueryParser | None = field(default=None, init=False, repr=False)
+    _envelope: type[msgspec.Struct] | None = field(default=None, init=False, repr=False)
+
+    def build(self) -> None:
+        """Resolve the exposure policy against the models; idempotent.
+
+        Raises:
+            ConfigurationError: A path does not exist, is private, is too deep, a forced filter
+                names a missing field, or ``combine`` is not ``and``/``or``.
+        """
+        if self._field_map is not None:
+            return
+        try:
+            combine = Combine(self.combine)
+        except ValueError:
+            msg = f"resource {self.name!r}: combine must be 'and' or 'or', not {self.combine!r}"
+            raise ConfigurationError(msg) from None
+        try:
+            field_map = FieldMap.build(
+                self.backend.model_graph(),
+                filter_fields=self.filter_fields,
+                order_fields=self.order_fields,
+                search_fields=self.search_fields,
+                default_order=self.default_order,
+                computed=self.backend.computed_fields(),
+                max_depth=self.max_depth,
+            )
+            for forced in self.forced_filters:
+                for name in forced.fields:
+                    field_map.field_at(FieldPath.parse(name))
+        except ConfigurationError as error:
+            msg = f"resource {self.name!r}: {error}"
+            raise ConfigurationError(msg) from error
+        self._field_map = field_map
+        self._parser = QueryParser(field_map, combine, self.limits, self.ignore_unknown_filters)
+        item = self.item or item_type(
+            _type_name(self.name),
+            field_map.graph,
+            computed=field_map.computed,
+            load=tuple(self.load),
+            extra=self.enrich_fields,
+        )
+        self._envelope = envelope_type(f"{_type_name(self.name)}List", item)
+        if not self.message:
+            self.message = f"Listed {self.name}."
+
+    @property
+    def field_map(self) -> FieldMap:
+        """The resolved exposure policy (after ``build``)."""
+        self.build()
+        assert self._field_map is not None  # noqa: S101 - set by build()
+        return self._field_map
+
+    @property
+    def parser(self) -> QueryParser:
+        """The query parser (after ``build``)."""
+        self.build()
+        assert self._parser is not None  # noqa: S101 - set by build()
+        return self._parser
+
+    @property
+    def envelope(self) -> type[msgspec.Struct]:
+        """The response type of the list endpoint (spec §2.1)."""
+        self.build()
+        assert self._envelope is not None  # noqa: S101 - set by build()
+        return self._envelope
+
+    def forced(self, connection: ASGIConnection[Any, Any, Any, Any] | None) -> list[Filter]:
+        """The forced filters for ``connection`` (none without one)."""
+        if connection is None:
+            return []
+        return [
+            forced_filter(self.field_map, name, value)
+            for forced in self.forced_filters
+            for name, value in forced.build(connection).items()
+        ]
+
+    def parse(
+        self, params: Sequence[tuple[str, str]], connection: ASGIConnection[Any, Any, Any, Any] | None = None
+    ) -> ListQuery:
+        """Parse query parameters into a ``ListQuery`` with the forced filters of ``connection``.
+
+        Raises:
+            ValidationException: Litestar's 400, one ``extra`` entry per bad parameter.
+        """
+        try:
+            return self.parser.parse(params, self.forced(connection))
+        except InvalidQueryError as error:
+            extra = [{"key": item.key, "message": item.message, "source": "query"} for item in error.errors]
+            raise ValidationException(detail=str(error), extra=extra) from None
+
+    async def list(
+        self,
+        connection: ASGIConnection[Any, Any, Any, Any] | None,
+        params: Sequence[tuple[str, str]] | None = None,
+        *,
+        load: Sequence[str] | None = None,
+        session: Any = None,
+    ) -> msgspec.Struct:
+        """The list action: parse, fetch the page and total, enrich, wrap in the envelope.
+
+        Args:
+            connection: The request (query parameters and forced filters are read from it).
+            params: Query parameters to use instead of the request's.
+            load: Relations to eager-load for this call, instead of ``self.load`` (spec §4.5).
+            session: A session or connection for the backend instead of the request's.
+
+        Returns:
+            The envelope of spec §2.1 (``data``, ``pagination``, ``message``, ``status``).
+
+        Raises:
+            ValidationException: Bad query parameters (400).
+        """
+        if params is None:
+            params = query_items(connection) if connection is not None else []
+        query = self.parse(params, connection)
+        context = ListContext(request=connection, session=session, load=tuple(self.load if load is None else load))
+        page = await self.backend.fetch(query, context)
+        await self._enrich(page, EnrichContext(connection, self, context, query))
+        window = query.window
+        return self.envelope(
+            data=page.items,
+            pagination=pagination(window.page, window.count, page.total),
+            message=self.message,
+            status="success",
+        )
+
+    async def _enrich(self, page: Page, context: EnrichContext) -> None:
+        if self.enrich is None or not page.items:
+            return
+        before = [id(item) for item in page.items]
+        result = self.enrich(page.items, context)
+        if inspect.isawaitable(result):
+            await result
+        if [id(item) for item in page.items] != before:
+            msg = f"resource {self.name!r}: enrich may add fields to items, not add, remove or replace items"
+            raise ConfigurationError(msg)
+
+
+def query_items(connection: ASGIConnection[Any, Any, Any, Any]) -> list[tuple[str, str]]:
+    """The request's query parameters as ``(name, value)`` pairs in request order, blanks kept."""
+    raw: bytes = connection.scope.get("query_string", b"")
+    return parse_qsl(raw.decode("utf-8", "replace"), keep_blank_values=True, errors="replace")
+
+
+def _type_name(name: str) -> str:
+    return "".join(part.title() for part in name.replace("-", "_").split("_"))
