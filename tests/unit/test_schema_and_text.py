@@ -1,0 +1,76 @@
+"""Exposure policy checks at start-up, the LIKE pattern model and case folding."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from litestar_listing.core.errors import ConfigurationError
+from litestar_listing.core.text import Wildcard, contains_pattern, fold_case, parse_like
+from tests.unit.graph import field_map
+
+
+@pytest.mark.parametrize(
+    ("options", "fragment"),
+    [
+        ({"filter_fields": ["nmae"]}, "did you mean ['name']"),
+        ({"filter_fields": ["owner__password_hash"]}, "private"),
+        ({"filter_fields": ["ownr__name"]}, "no relation 'ownr'"),
+        ({"filter_fields": ["owner__boss__boss__boss__name"]}, "limit is 3"),
+        ({"order_fields": ["tags__name"]}, "to-many"),
+        ({"search_fields": ["*"]}, "wildcards"),
+        ({"search_fields": ["small"]}, "not a text field"),
+        ({"default_order": ["-tags__name"]}, "to-many"),
+    ],
+)
+def test_bad_declarations_fail_at_start_up(options: dict[str, object], fragment: str) -> None:
+    with pytest.raises(ConfigurationError) as raised:
+        field_map(**options)
+    assert fragment in str(raised.value)
+
+
+def test_wildcards_never_expose_private_fields() -> None:
+    names = set(field_map(filter_fields=["*", "owner__*"]).filterable)
+    assert "owner__name" in names
+    assert "owner__password_hash" not in names
+
+
+def test_like_pattern_renderings() -> None:
+    pattern = parse_like("a%b_c\\%d\\_e\\\\f*?[")
+    assert list(pattern) == ["a", Wildcard.ANY_RUN, "b", Wildcard.ONE_CHAR, "c%d_e\\f*?["]
+    assert pattern.to_like() == "a%b_c\\%d\\_e\\\\f*?["
+    assert pattern.to_glob() == "a*b?c%d_e\\f[*][?][[]"
+    assert pattern.to_regex().fullmatch("aXXbYc%d_e\\f*?[")
+    assert not pattern.to_regex().fullmatch("abYc%d_e\\f*?[x")
+
+
+def test_literal_text_is_escaped() -> None:
+    assert contains_pattern("50%_off").to_like() == "%50\\%\\_off%"
+    assert contains_pattern("x", leading=False).to_like() == "x%"
+    assert contains_pattern("x", trailing=False).to_like() == "%x"
+
+
+def test_fold_case_is_per_character_lowercase() -> None:
+    assert fold_case("ÁLBUM") == "álbum"
+    assert fold_case("ΟΔΟΣ") == "οδοσ"  # no final-sigma context, as PostgreSQL's lower()
+    assert fold_case("İ") == "i"
+    assert fold_case("Straße") == "straße"
+    assert fold_case("STRASSE") != fold_case("Straße")
+
+
+def test_core_imports_no_framework() -> None:
+    code = (
+        "import sys, litestar_listing.core.parsing, litestar_listing.core.coercion;"
+        "bad = [m for m in ('litestar', 'sqlalchemy', 'piccolo', 'beanie', 'msgspec') if m in sys.modules];"
+        "print(','.join(bad))"
+    )
+    # litestar_listing/__init__ imports the plugin; load the engine modules without it.
+    code = "import importlib.util, sys, types;" + (
+        "pkg = types.ModuleType('litestar_listing'); pkg.__path__ = [__import__('os').path.join("
+        f"{str(__import__('pathlib').Path(__file__).resolve().parents[2])!r}, 'litestar_listing')];"
+        "sys.modules['litestar_listing'] = pkg;"
+    ) + code
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == ""
