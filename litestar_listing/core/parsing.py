@@ -260,7 +260,7 @@ class QueryParser:
 
 
 def _did_you_mean(names: list[str]) -> str:
-    return "; did you mean " + " or ".join(repr(name) for name in names) + "?" if names else ""
+    return "; did you mean " + " or ".join(repr(name) for name in names) + "?" if names else "."
 
 
 def _bounded_int(
