@@ -95,7 +95,9 @@ class QueryParser:
         errors: list[ParameterError] = []
         reserved: dict[str, str] = {}
         filter_params: list[tuple[str, str]] = []
+        position: dict[str, int] = {}
         for key, value in params:
+            position.setdefault(key, len(position))
             if key in RESERVED:
                 if key in reserved:
                     errors.append(ParameterError(key, "must be given at most once"))
@@ -109,7 +111,8 @@ class QueryParser:
         forced_keys = {item.path.name for item in forced_filters}
         filters = self._filters(filter_params, forced_keys, errors)
         if errors:
-            raise InvalidQueryError(errors)
+            # Report in the order the client wrote the parameters (sort is stable per key).
+            raise InvalidQueryError(sorted(errors, key=lambda error: position.get(error.key, len(position))))
         return ListQuery(
             filters=tuple(filters),
             combine=self.combine,

@@ -90,11 +90,11 @@ def test_errors_use_litestar_shape_and_list_every_parameter(client: TestClient[L
     assert body["status_code"] == 400
     assert isinstance(body["detail"], str)
     assert [(entry["key"], entry["source"]) for entry in body["extra"]] == [
-        ("page", "query"),
         ("count", "query"),
-        ("order_by", "query"),
+        ("page", "query"),
         ("bogus", "query"),
         ("small", "query"),
+        ("order_by", "query"),
     ]
     assert all(entry["message"] for entry in body["extra"])
 
