@@ -36,9 +36,7 @@ class MemoryBackend:
 
     capabilities = Capabilities()
 
-    def __init__(
-        self, graph: ModelGraph, rows: Sequence[Row], computed: Mapping[str, FieldInfo] | None = None
-    ) -> None:
+    def __init__(self, graph: ModelGraph, rows: Sequence[Row], computed: Mapping[str, FieldInfo] | None = None) -> None:
         self._graph = graph
         self._rows = list(rows)
         self._computed = dict(computed or {})
@@ -60,9 +58,7 @@ class MemoryBackend:
         matching = [row for row in self._rows if self._matches(row, query)]
         ordered = self._sorted(matching, query.order)
         start = query.window.offset
-        return Page(
-            items=[dict(row) for row in ordered[start : start + query.window.count]], total=len(matching)
-        )
+        return Page(items=[dict(row) for row in ordered[start : start + query.window.count]], total=len(matching))
 
     def _matches(self, row: Row, query: ListQuery) -> bool:
         if not all(self._filter(row, item) for item in query.forced_filters):
@@ -156,7 +152,7 @@ class MemoryBackend:
     def op_nin(self, value: Any, expected: frozenset[Any]) -> bool:  # noqa: D102
         return value not in expected
 
-    def op_isnull(self, value: Any, expected: bool) -> bool:  # noqa: D102
+    def op_isnull(self, value: Any, expected: bool) -> bool:  # noqa: D102, FBT001
         return (value is None) is expected
 
     def op_like(self, value: str, expected: LikePattern) -> bool:  # noqa: D102

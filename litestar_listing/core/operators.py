@@ -81,9 +81,7 @@ def _registry(*operators: Operator) -> Mapping[str, Operator]:
 
 OPERATORS: Mapping[str, Operator] = _registry(
     Operator("eq", "equal to", ValueKind.FIELD, _ANY, repeated_as="in"),
-    Operator(
-        "ne", "not equal to (NULL counts as not equal)", ValueKind.FIELD, _ANY, "nin", matches_null=True
-    ),
+    Operator("ne", "not equal to (NULL counts as not equal)", ValueKind.FIELD, _ANY, "nin", matches_null=True),
     Operator("gt", "greater than", ValueKind.FIELD, _ORDERED),
     Operator("gte", "greater than or equal to", ValueKind.FIELD, _ORDERED),
     Operator("lt", "less than", ValueKind.FIELD, _ORDERED),
@@ -98,14 +96,10 @@ OPERATORS: Mapping[str, Operator] = _registry(
         matches_null=True,
     ),
     Operator("isnull", "is NULL (true) or is not NULL (false)", ValueKind.FLAG, _ANY),
-    Operator(
-        "like", "matches the case-sensitive pattern (% any run, _ one character)", ValueKind.PATTERN, _TEXT
-    ),
+    Operator("like", "matches the case-sensitive pattern (% any run, _ one character)", ValueKind.PATTERN, _TEXT),
     Operator("ilike", "contains the text, ignoring case", ValueKind.TEXT, _TEXT, case_insensitive=True),
     Operator("startswith", "starts with the text", ValueKind.TEXT, _TEXT),
-    Operator(
-        "istartswith", "starts with the text, ignoring case", ValueKind.TEXT, _TEXT, case_insensitive=True
-    ),
+    Operator("istartswith", "starts with the text, ignoring case", ValueKind.TEXT, _TEXT, case_insensitive=True),
     Operator("endswith", "ends with the text", ValueKind.TEXT, _TEXT),
     Operator("iendswith", "ends with the text, ignoring case", ValueKind.TEXT, _TEXT, case_insensitive=True),
 )

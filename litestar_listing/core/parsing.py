@@ -125,15 +125,11 @@ class QueryParser:
     def _window(self, reserved: dict[str, str], errors: list[ParameterError]) -> Window:
         limits = self.limits
         page = _bounded_int(reserved.get("page"), "page", 1, None, 1, errors)
-        count = _bounded_int(
-            reserved.get("count"), "count", 1, limits.max_count, limits.default_count, errors
-        )
+        count = _bounded_int(reserved.get("count"), "count", 1, limits.max_count, limits.default_count, errors)
         if page is None or count is None:
             return Window()
         if (page - 1) * count > MAX_OFFSET:
-            errors.append(
-                ParameterError("page", f"page × count must stay within a 64-bit row offset ({MAX_OFFSET})")
-            )
+            errors.append(ParameterError("page", f"page * count must stay within a 64-bit row offset ({MAX_OFFSET})"))
             return Window()
         return Window(page, count)
 
@@ -144,9 +140,7 @@ class QueryParser:
             errors.append(ParameterError("search", "this resource has no searchable fields"))
             return None
         if len(text) > self.limits.max_search_length:
-            errors.append(
-                ParameterError("search", f"expected at most {self.limits.max_search_length} characters")
-            )
+            errors.append(ParameterError("search", f"expected at most {self.limits.max_search_length} characters"))
             return None
         return Search(text, tuple(exposed.path for exposed in self.field_map.searchable))
 
@@ -175,9 +169,7 @@ class QueryParser:
     ) -> list[Filter]:
         if len(params) > self.limits.max_filters:
             key = params[self.limits.max_filters][0]
-            errors.append(
-                ParameterError(key, f"at most {self.limits.max_filters} filter parameters per request")
-            )
+            errors.append(ParameterError(key, f"at most {self.limits.max_filters} filter parameters per request"))
             return []
         groups: dict[tuple[str, str], list[tuple[str, str]]] = {}
         targets: dict[tuple[str, str], tuple[ExposedField, Operator]] = {}
@@ -232,9 +224,7 @@ class QueryParser:
         split = operator.kind is ValueKind.LIST
         if len(items) > 1:
             if operator.repeated_as is None:
-                errors.append(
-                    ParameterError(key, "may be given only once; only eq, ne, in and nin may repeat")
-                )
+                errors.append(ParameterError(key, "may be given only once; only eq, ne, in and nin may repeat"))
                 return None
             operator = OPERATORS[operator.repeated_as]
         info = exposed.field

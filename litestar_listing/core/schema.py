@@ -6,6 +6,7 @@ policy against it once, at application start (DESIGN.md, "Exposure").
 
 from __future__ import annotations
 
+import builtins
 import difflib
 import enum
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -67,7 +68,7 @@ class FieldInfo:
     name: str
     type: ValueType
     nullable: bool = True
-    enum: type[enum.Enum] | None = None
+    enum: builtins.type[enum.Enum] | None = None
     bits: int = 64
     coerce: Callable[[str], object] | None = None
     timezone: bool = True
@@ -156,18 +157,14 @@ def _resolve(graph: ModelGraph, path: FieldPath, computed: Mapping[str, FieldInf
         relation = entity.relations.get(step)
         if relation is None:
             hint = closest(step, entity.relations)
-            msg = f"{path.name!r}: {entity.name} has no relation {step!r}" + (
-                f" (did you mean {hint})" if hint else ""
-            )
+            msg = f"{path.name!r}: {entity.name} has no relation {step!r}" + (f" (did you mean {hint})" if hint else "")
             raise ConfigurationError(msg)
         hops.append(relation)
         entity = graph.entities[relation.target]
     info = entity.fields.get(path.field)
     if info is None:
         hint = closest(path.field, entity.fields)
-        msg = f"{path.name!r}: {entity.name} has no field {path.field!r}" + (
-            f" (did you mean {hint})" if hint else ""
-        )
+        msg = f"{path.name!r}: {entity.name} has no field {path.field!r}" + (f" (did you mean {hint})" if hint else "")
         raise ConfigurationError(msg)
     if info.private:
         msg = f"{path.name!r}: {entity.name}.{path.field} is private and cannot be exposed"
@@ -189,9 +186,7 @@ def _expand(graph: ModelGraph, patterns: Iterable[str], computed: Mapping[str, F
                 msg = f"{pattern!r}: {entity.name} has no relation {step!r}"
                 raise ConfigurationError(msg)
             entity = graph.entities[relation.target]
-        paths.extend(
-            FieldPath((*segments[:-1], name)) for name, info in entity.fields.items() if not info.private
-        )
+        paths.extend(FieldPath((*segments[:-1], name)) for name, info in entity.fields.items() if not info.private)
     return paths
 
 

@@ -116,7 +116,7 @@ def _merge(parts: Iterable[LikePart]) -> LikePattern:
 
 
 def parse_like(pattern: str) -> LikePattern:
-    """Parse a client LIKE pattern: ``%`` any run, ``_`` one character, ``\\`` escapes the next.
+    r"""Parse a client LIKE pattern: ``%`` any run, ``_`` one character, ``\\`` escapes the next.
 
     Raises:
         ValueError: The pattern ends with a lone backslash.
@@ -140,5 +140,5 @@ def parse_like(pattern: str) -> LikePattern:
 
 
 def contains_pattern(text: str, *, leading: bool = True, trailing: bool = True) -> LikePattern:
-    """A pattern matching literal ``text``; ``leading``/``trailing`` put an any-run wildcard before/after it."""
+    """A pattern matching literal ``text``; ``leading``/``trailing`` add an any-run wildcard around it."""
     return _merge([Wildcard.ANY_RUN if leading else "", text, Wildcard.ANY_RUN if trailing else ""])

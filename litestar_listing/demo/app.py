@@ -40,9 +40,7 @@ EXAMPLES: Mapping[str, str] = {
 class DemoAuthentication(AbstractAuthenticationMiddleware):
     """Bearer tokens of the demo users; no header means anonymous (the flight data is public)."""
 
-    async def authenticate_request(
-        self, connection: ASGIConnection[Any, Any, Any, Any]
-    ) -> AuthenticationResult:
+    async def authenticate_request(self, connection: ASGIConnection[Any, Any, Any, Any]) -> AuthenticationResult:
         """Resolve ``Authorization: Bearer <token>`` to a demo user; an unknown token is a 401."""
         header = connection.headers.get("authorization")
         if not header:
@@ -66,7 +64,7 @@ async def add_fleet_size(items: list[dict[str, Any]], context: EnrichContext) ->
         .where(Flight.carrier.in_(carriers))
         .group_by(Flight.carrier)
     )
-    sizes: dict[str, int] = {carrier: size for carrier, size in (await session.execute(statement)).all()}
+    sizes: dict[str, int] = dict((await session.execute(statement)).all())
     for item in items:
         item["fleet_size"] = sizes.get(item["carrier"], 0)
 
@@ -151,9 +149,7 @@ def create_app(database_url: str, *, debug: bool = False) -> Litestar:
             ``postgresql+asyncpg://...``), loaded by ``litestar_listing.demo.data.load``.
         debug: Litestar's debug mode.
     """
-    config = SQLAlchemyAsyncConfig(
-        connection_string=database_url, metadata=DemoBase.metadata, create_all=False
-    )
+    config = SQLAlchemyAsyncConfig(connection_string=database_url, metadata=DemoBase.metadata, create_all=False)
     return Litestar(
         route_handlers=[index],
         plugins=[SQLAlchemyPlugin(config=config), ListingPlugin(resources(config))],

@@ -5,4 +5,12 @@ from litestar_listing.plugin.forced import ForcedFilter, owner_scope, tenant_sco
 from litestar_listing.plugin.plugin import ListingPlugin
 from litestar_listing.plugin.resource import EnrichContext, Resource
 
-__all__ = ("EnrichContext", "ForcedFilter", "ListingPlugin", "Pagination", "Resource", "owner_scope", "tenant_scope")
+__all__ = (
+    "EnrichContext",
+    "ForcedFilter",
+    "ListingPlugin",
+    "Pagination",
+    "Resource",
+    "owner_scope",
+    "tenant_scope",
+)

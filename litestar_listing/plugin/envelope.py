@@ -88,7 +88,7 @@ def item_type(
         for relation_name, child in subtree.items():
             relation = entity.relations[relation_name]
             nested = build(f"{struct_name}{relation_name.title().replace('_', '')}", relation.target, child, {})
-            fields.append((relation_name, list[nested] if relation.to_many else nested | None))
+            fields.append((relation_name, list[nested] if relation.to_many else nested | None))  # type: ignore[valid-type]
         return msgspec.defstruct(struct_name, fields, kw_only=True)
 
     more: dict[str, Any] = {key: python_type(info) for key, info in (computed or {}).items()}

@@ -67,9 +67,7 @@ def list_parameters(resource: Resource) -> list[Parameter]:
             param_in=ParamType.QUERY,
             required=False,
             description="Page size.",
-            schema=Schema(
-                type=OpenAPIType.INTEGER, minimum=1, maximum=limits.max_count, default=limits.default_count
-            ),
+            schema=Schema(type=OpenAPIType.INTEGER, minimum=1, maximum=limits.max_count, default=limits.default_count),
         ),
     ]
     if field_map.searchable:

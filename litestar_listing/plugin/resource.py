@@ -15,8 +15,8 @@ from litestar.exceptions import ValidationException
 from litestar_listing.backends.base import ListContext, ListingBackend, Page
 from litestar_listing.core.errors import ConfigurationError, InvalidQueryError
 from litestar_listing.core.parsing import Limits, QueryParser, forced_filter
-from litestar_listing.core.query import Combine, Filter, ListQuery
-from litestar_listing.core.schema import ALL_FIELDS, FieldMap, FieldPath
+from litestar_listing.core.query import Combine, FieldPath, Filter, ListQuery
+from litestar_listing.core.schema import ALL_FIELDS, FieldMap
 from litestar_listing.plugin.envelope import envelope_type, item_type, pagination
 from litestar_listing.plugin.forced import ForcedFilter
 

@@ -11,6 +11,7 @@ import importlib.util
 import io
 import sqlite3
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 
 TABLES = ("airlines", "airports", "planes", "weather")
@@ -23,7 +24,7 @@ def _data_dir() -> Path:
     return Path(next(iter(spec.submodule_search_locations))) / "data"
 
 
-def _load(connection: sqlite3.Connection, table: str, reader: csv.reader[str], with_id: bool) -> None:  # type: ignore[type-var]
+def _load(connection: sqlite3.Connection, table: str, reader: Iterator[list[str]], with_id: bool) -> None:
     header = next(reader)
     columns = (["id"] if with_id else []) + header
     connection.execute(f"CREATE TABLE {table} ({', '.join(columns)})")
@@ -48,14 +49,21 @@ def reference() -> sqlite3.Connection:
         with (data / f"{table}.csv").open(newline="", encoding="utf-8") as handle:
             _load(connection, table, csv.reader(handle), with_id=table == "weather")
     with zipfile.ZipFile(data / "flights.csv.zip") as archive, archive.open("flights.csv") as raw:
-        _load(connection, "flights", csv.reader(io.TextIOWrapper(raw, encoding="utf-8", newline="")), with_id=True)
+        _load(
+            connection,
+            "flights",
+            csv.reader(io.TextIOWrapper(raw, encoding="utf-8", newline="")),
+            with_id=True,
+        )
     connection.commit()
     return connection
 
 
 def scalar(sql: str, *params: object) -> object:
     """The single value of ``sql`` on the reference."""
-    return reference().execute(sql, params).fetchone()[0]  # type: ignore[index]
+    row = reference().execute(sql, params).fetchone()
+    assert row is not None
+    return row[0]
 
 
 def column(sql: str, *params: object) -> list[object]:

@@ -55,7 +55,9 @@ def test_every_flight_is_listed_including_those_without_relations(client: TestCl
     assert body["pagination"]["total"] == scalar("SELECT count(*) FROM flights") == 336_776
     no_dest = scalar("SELECT count(*) FROM flights WHERE dest NOT IN (SELECT faa FROM airports)")
     assert listing(client, "/api/v1/flights/?dest_airport__faa__isnull=true")["pagination"]["total"] == no_dest
-    no_plane = scalar("SELECT count(*) FROM flights f LEFT JOIN planes p ON p.tailnum = f.tailnum WHERE p.tailnum IS NULL")
+    no_plane = scalar(
+        "SELECT count(*) FROM flights f LEFT JOIN planes p ON p.tailnum = f.tailnum WHERE p.tailnum IS NULL"
+    )
     assert listing(client, "/api/v1/flights/?plane__tailnum__isnull=true")["pagination"]["total"] == no_plane
 
 
@@ -66,7 +68,9 @@ def test_relation_filters_and_order(client: TestClient[Litestar]) -> None:
     )
     where = "WHERE f.origin = 'JFK' AND d.tzone = 'America/Los_Angeles' AND CAST(f.dep_delay AS INTEGER) >= 300"
     assert body["pagination"]["total"] == scalar(f"SELECT count(*) {FLIGHTS_WITH_AIRPORTS} {where}")
-    expected = column(f"SELECT f.id {FLIGHTS_WITH_AIRPORTS} {where} ORDER BY CAST(f.dep_delay AS INTEGER) DESC, f.id LIMIT 5")
+    expected = column(
+        f"SELECT f.id {FLIGHTS_WITH_AIRPORTS} {where} ORDER BY CAST(f.dep_delay AS INTEGER) DESC, f.id LIMIT 5"
+    )
     assert [item["id"] for item in body["data"]] == expected
     assert all(item["airline"]["carrier"] == item["carrier"] for item in body["data"])
 
@@ -97,12 +101,19 @@ def test_order_by_a_nullable_relation_puts_nulls_last(client: TestClient[Litesta
     assert [item["id"] for item in last["data"]] == expected_last
     past = listing(client, f"/api/v1/flights/?count=100&page={last_page + 1}")
     assert past["data"] == []
-    assert past["pagination"] == {"page": last_page + 1, "count": 100, "total": 336_776, "total_pages": last_page}
+    assert past["pagination"] == {
+        "page": last_page + 1,
+        "count": 100,
+        "total": 336_776,
+        "total_pages": last_page,
+    }
 
 
 def test_airports_combine_filters_with_or(client: TestClient[Litestar]) -> None:
     body = listing(client, "/api/v1/airports/?tzone=Pacific/Honolulu&alt__gt=7000&count=100")
-    expected = column("SELECT faa FROM airports WHERE tzone = 'Pacific/Honolulu' OR CAST(alt AS INTEGER) > 7000 ORDER BY faa")
+    expected = column(
+        "SELECT faa FROM airports WHERE tzone = 'Pacific/Honolulu' OR CAST(alt AS INTEGER) > 7000 ORDER BY faa"
+    )
     assert [item["faa"] for item in body["data"]] == expected
 
 
@@ -151,7 +162,10 @@ def test_watch_list_is_per_user_and_hides_soft_deleted(client: TestClient[Litest
 
 
 def test_datetime_filters_compare_in_utc(client: TestClient[Litestar]) -> None:
-    body = listing(client, "/api/v1/weather/?origin=LGA&time_hour__gte=2013-06-01T00:00:00-04:00&time_hour__lt=2013-06-02")
+    body = listing(
+        client,
+        "/api/v1/weather/?origin=LGA&time_hour__gte=2013-06-01T00:00:00-04:00&time_hour__lt=2013-06-02",
+    )
     expected = scalar(
         "SELECT count(*) FROM weather WHERE origin = 'LGA'"
         " AND time_hour >= '2013-06-01T04:00:00Z' AND time_hour < '2013-06-02T00:00:00Z'"
@@ -162,4 +176,9 @@ def test_datetime_filters_compare_in_utc(client: TestClient[Litestar]) -> None:
 def test_bad_input_is_a_400_naming_each_parameter(client: TestClient[Litestar]) -> None:
     response = client.get("/api/v1/flights/?count=500&year=twenty&order_by=arrival&plane__password=x")
     assert response.status_code == 400
-    assert [entry["key"] for entry in response.json()["extra"]] == ["count", "year", "order_by", "plane__password"]
+    assert [entry["key"] for entry in response.json()["extra"]] == [
+        "count",
+        "year",
+        "order_by",
+        "plane__password",
+    ]

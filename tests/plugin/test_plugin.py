@@ -15,7 +15,13 @@ from litestar_listing.core.errors import ConfigurationError
 from tests.unit.graph import GRAPH
 
 ROWS = [
-    {"id": i, "name": f"thing {i:02d}", "small": i % 3, "owner_id": 1 + i % 2, "owner": {"id": 1 + i % 2, "name": "o"}}
+    {
+        "id": i,
+        "name": f"thing {i:02d}",
+        "small": i % 3,
+        "owner_id": 1 + i % 2,
+        "owner": {"id": 1 + i % 2, "name": "o"},
+    }
     for i in range(1, 26)
 ]
 
@@ -127,7 +133,7 @@ def test_enrichment_may_not_drop_items() -> None:
 
 
 def test_bad_declaration_stops_the_app() -> None:
-    with pytest.raises(ConfigurationError, match="things.*nope"):
+    with pytest.raises(ConfigurationError, match=r"things.*nope"):
         make_app(filter_fields=("nope",))
 
 

@@ -49,7 +49,9 @@ GRAPH = ModelGraph(
             {"boss": RelationInfo("boss", "User"), "things": RelationInfo("things", "Thing", to_many=True)},
             ("id",),
         ),
-        "Tag": EntityInfo("Tag", _fields(FieldInfo("id", ValueType.INTEGER), FieldInfo("name", ValueType.TEXT)), {}, ("id",)),
+        "Tag": EntityInfo(
+            "Tag", _fields(FieldInfo("id", ValueType.INTEGER), FieldInfo("name", ValueType.TEXT)), {}, ("id",)
+        ),
     },
 )
 

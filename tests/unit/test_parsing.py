@@ -55,16 +55,28 @@ def test_defaults() -> None:
         ("active=0", ("active", "eq", False)),
         ("day__gte=2024-02-29", ("day", "gte", dt.date(2024, 2, 29))),
         ("at__lt=2024-01-01", ("at", "lt", dt.datetime(2024, 1, 1, tzinfo=dt.timezone.utc))),
-        ("at=2024-01-01T02:30:00%2B02:00", ("at", "eq", dt.datetime(2024, 1, 1, 0, 30, tzinfo=dt.timezone.utc))),
+        (
+            "at=2024-01-01T02:30:00%2B02:00",
+            ("at", "eq", dt.datetime(2024, 1, 1, 0, 30, tzinfo=dt.timezone.utc)),
+        ),
         ("at=2024-01-01T00:00:00Z", ("at", "eq", dt.datetime(2024, 1, 1, tzinfo=dt.timezone.utc))),
-        ("naive_at=2024-01-01T01:00-0100", ("naive_at", "eq", dt.datetime(2024, 1, 1, 2, 0))),
-        ("uid={12345678-1234-5678-1234-567812345678}", ("uid", "eq", uuid.UUID(int=0x12345678123456781234567812345678))),
-        ("uid=12345678123456781234567812345678", ("uid", "eq", uuid.UUID(int=0x12345678123456781234567812345678))),
+        ("naive_at=2024-01-01T01:00-0100", ("naive_at", "eq", dt.datetime(2024, 1, 1, 2, 0))),  # noqa: DTZ001 - a naive column
+        (
+            "uid={12345678-1234-5678-1234-567812345678}",
+            ("uid", "eq", uuid.UUID(int=0x12345678123456781234567812345678)),
+        ),
+        (
+            "uid=12345678123456781234567812345678",
+            ("uid", "eq", uuid.UUID(int=0x12345678123456781234567812345678)),
+        ),
         ("color=blue", ("color", "eq", Color.BLUE)),
         ("owner__boss__name=x", ("owner__boss__name", "eq", "x")),
         ("name__isnull=true", ("name", "isnull", True)),
         ("name__in=a,b,a", ("name", "in", ("a", "b"))),
-        ("name__like=a%25b_\\%25", ("name", "like", LikePattern(("a", Wildcard.ANY_RUN, "b", Wildcard.ONE_CHAR, "%")))),
+        (
+            "name__like=a%25b_\\%25",
+            ("name", "like", LikePattern(("a", Wildcard.ANY_RUN, "b", Wildcard.ONE_CHAR, "%"))),
+        ),
         ("name__ilike=%25_", ("name", "ilike", "%_")),
         ("tags__name__iendswith=x", ("tags__name", "iendswith", "x")),
     ],

@@ -39,9 +39,7 @@ def prepare_engine(engine: AsyncEngine) -> None:
     application is built); connections opened earlier lack the function.
     """
     sync_engine = engine.sync_engine
-    if sync_engine.dialect.name == "sqlite" and not event.contains(
-        sync_engine, "connect", _register_functions
-    ):
+    if sync_engine.dialect.name == "sqlite" and not event.contains(sync_engine, "connect", _register_functions):
         event.listen(sync_engine, "connect", _register_functions)
 
 
@@ -109,9 +107,7 @@ class SQLAlchemyBackend:
         """The statement compiler for ``dialect`` (cached per dialect)."""
         compiler = self._compilers.get(dialect)
         if compiler is None:
-            compiler = StatementCompiler(
-                self.model, self._base, self._computed, dialect, custom_base=self._custom_base
-            )
+            compiler = StatementCompiler(self.model, self._base, self._computed, dialect, custom_base=self._custom_base)
             self._compilers[dialect] = compiler
         return compiler
 
@@ -141,9 +137,7 @@ class SQLAlchemyBackend:
                 # select-in for to-many (one query per relation for the whole page), joined for to-one.
                 strategy = selectinload if relationship.uselist else joinedload
                 attribute = getattr(entity, step)
-                option = (
-                    strategy(attribute) if option is None else getattr(option, strategy.__name__)(attribute)
-                )
+                option = strategy(attribute) if option is None else getattr(option, strategy.__name__)(attribute)
                 entity = relationship.mapper.class_
             options.append(option)
         return options
@@ -172,7 +166,7 @@ class SQLAlchemyBackend:
         return Page(items=items, total=total)
 
     def _item(self, row: Any, load_tree: Mapping[str, Any]) -> dict[str, Any]:
-        instance, extra = row[0], row._mapping
+        instance, extra = row[0], row._mapping  # noqa: SLF001 - public API despite the underscore
         extras = {key: extra[key] for key in list(extra.keys())[1:]}
         if self._to_item is not None:
             return self._to_item(instance, extras)

@@ -51,9 +51,7 @@ def _attribute_key(entity: Entity, column: Any) -> str:
     return str(inspect(entity).mapper.get_property_by_column(column).key)
 
 
-def _correlate(
-    parent: Entity, relationship: Any, child: Entity
-) -> tuple[list[tuple[Any, Any]], ColumnElement[bool]]:
+def _correlate(parent: Entity, relationship: Any, child: Entity) -> tuple[list[tuple[Any, Any]], ColumnElement[bool]]:
     """Extra FROMs (with their join conditions) and the condition tying ``child`` rows to ``parent``."""
     if relationship.secondary is None:
         conditions = [
@@ -103,9 +101,7 @@ class StatementCompiler:
         self.dialect = dialect
         self.custom_base = custom_base
         self._nullable = {
-            prop.key: bool(prop.columns[0].nullable)
-            for prop in inspect(model).column_attrs
-            if len(prop.columns) == 1
+            prop.key: bool(prop.columns[0].nullable) for prop in inspect(model).column_attrs if len(prop.columns) == 1
         }
 
     # -- statements ---------------------------------------------------------------------------
@@ -179,12 +175,7 @@ class StatementCompiler:
     def search(self, scope: _Scope, search: Search) -> ColumnElement[bool]:
         """Case-insensitive substring search over every searchable path, combined with OR."""
         pattern = contains_pattern(search.text)
-        return or_(
-            *(
-                self.predicate(scope, path, lambda column: self._ilike(column, pattern))
-                for path in search.paths
-            )
-        )
+        return or_(*(self.predicate(scope, path, lambda column: self._ilike(column, pattern)) for path in search.paths))
 
     def order_term(self, scope: _Scope, term: OrderTerm) -> ColumnElement[Any]:
         """One ORDER BY term; NULLs last in both directions (DESIGN.md, "Order")."""
@@ -210,22 +201,27 @@ class StatementCompiler:
 
     # -- operators (one per entry of core.operators.OPERATORS) --------------------------------
     def op_eq(self, column: ColumnElement[Any], value: Any) -> ColumnElement[bool]:  # noqa: D102
-        return column == value
+        comparison: ColumnElement[bool] = column == value
+        return comparison
 
     def op_ne(self, column: ColumnElement[Any], value: Any) -> ColumnElement[bool]:  # noqa: D102
         return or_(column != value, column.is_(None))
 
     def op_gt(self, column: ColumnElement[Any], value: Any) -> ColumnElement[bool]:  # noqa: D102
-        return column > value
+        comparison: ColumnElement[bool] = column > value
+        return comparison
 
     def op_gte(self, column: ColumnElement[Any], value: Any) -> ColumnElement[bool]:  # noqa: D102
-        return column >= value
+        comparison: ColumnElement[bool] = column >= value
+        return comparison
 
     def op_lt(self, column: ColumnElement[Any], value: Any) -> ColumnElement[bool]:  # noqa: D102
-        return column < value
+        comparison: ColumnElement[bool] = column < value
+        return comparison
 
     def op_lte(self, column: ColumnElement[Any], value: Any) -> ColumnElement[bool]:  # noqa: D102
-        return column <= value
+        comparison: ColumnElement[bool] = column <= value
+        return comparison
 
     def op_in(self, column: ColumnElement[Any], value: tuple[Any, ...]) -> ColumnElement[bool]:  # noqa: D102
         return column.in_(value) if value else false()

@@ -44,9 +44,7 @@ def value_type(column_type: sa_types.TypeEngine[Any]) -> tuple[ValueType, dict[s
     return None
 
 
-def field_info(
-    name: str, column: ColumnElement[Any], *, private: bool = False, computed: bool = False
-) -> FieldInfo:
+def field_info(name: str, column: ColumnElement[Any], *, private: bool = False, computed: bool = False) -> FieldInfo:
     """Describe a column or a computed expression.
 
     Raises:

