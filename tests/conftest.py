@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import os
 from urllib.parse import urlsplit, urlunsplit
 
@@ -36,12 +37,19 @@ def postgres_database_url(database: str) -> str:
         try:
             exists = await connection.fetchval("SELECT 1 FROM pg_database WHERE datname = $1", database)
             if not exists:
-                await connection.execute(f'CREATE DATABASE "{database}"')
+                # Code-point collation, UTF-8 character classes: text order is the same as SQLite's
+                # BINARY and Python's, so one table of expectations holds on every server.
+                await connection.execute(
+                    f"CREATE DATABASE \"{database}\" TEMPLATE template0 ENCODING 'UTF8' "
+                    "LC_COLLATE 'C' LC_CTYPE 'C.UTF-8'"
+                )
         finally:
             await connection.close()
 
     try:
-        asyncio.run(create())
+        # A fresh thread: callers may be inside a running event loop (async fixtures).
+        with concurrent.futures.ThreadPoolExecutor(max_workers=1) as executor:
+            executor.submit(asyncio.run, create()).result()
     except (OSError, asyncpg.PostgresError, asyncio.TimeoutError) as error:
         message = f"PostgreSQL at {POSTGRES_URL} is not usable: {error!r}"
         if IN_CI:

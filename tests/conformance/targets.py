@@ -1,0 +1,118 @@
+"""The conformance resources and the backends x databases they run on."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import func, insert, select
+from sqlalchemy.ext.asyncio import async_sessionmaker, create_async_engine
+
+from litestar_listing import ListContext, ListingBackend, MemoryBackend, Resource
+from litestar_listing.backends.base import Capabilities
+from litestar_listing.backends.sqlalchemy import SQLAlchemyBackend, model_graph, prepare_engine
+from litestar_listing.core.schema import FieldInfo, ValueType
+from tests.conformance.fixture import DELETED_IDS, memory_rows, table_rows
+from tests.conformance.models import ConformanceBase, Part, Thing
+from tests.conftest import BACKENDS, DATABASES, async_url, postgres_database_url
+
+THINGS_OPTIONS: Mapping[str, Any] = {
+    "filter_fields": (
+        "*",
+        "owner__*",
+        "reviewer__*",
+        "company__*",
+        "owner__role__*",
+        "owner__manager__*",
+        "owner__manager__role__code",
+        "tags__name",
+        "parts__name",
+        "parts__quantity",
+        "parts__supplier__name",
+    ),
+    "order_fields": ("*", "owner__name", "owner__role__code", "reviewer__name", "company__name"),
+    "search_fields": ("name", "note", "owner__name", "tags__name"),
+    "default_order": ("-created_at",),
+}
+RESOURCES = {"things": "and", "things_or": "or", "things_live": "and"}
+PART_COUNT = FieldInfo("part_count", ValueType.INTEGER, nullable=False, computed=True)
+
+
+def _capability_names(capabilities: Capabilities) -> frozenset[str]:
+    names = {name for name in ("relation_paths", "to_many_paths", "computed_order") if getattr(capabilities, name)}
+    return frozenset(names | {f"op:{name}" for name in capabilities.operators})
+
+
+@dataclass
+class Target:
+    """One backend on one database with the conformance data loaded."""
+
+    id: str
+    resources: dict[str, Resource]
+    sessions: Any = None
+
+    @property
+    def capabilities(self) -> frozenset[str]:
+        return _capability_names(self.resources["things"].backend.capabilities)
+
+    @asynccontextmanager
+    async def context(self) -> AsyncIterator[ListContext]:
+        if self.sessions is None:
+            yield ListContext()
+            return
+        async with self.sessions() as session:
+            yield ListContext(session=session)
+
+
+def _resources(make: Any) -> dict[str, Resource]:
+    return {name: Resource(name, make(name), combine=combine, **THINGS_OPTIONS) for name, combine in RESOURCES.items()}
+
+
+def memory_target() -> Target:
+    graph = model_graph(Thing)
+    rows = memory_rows()
+
+    def make(name: str) -> ListingBackend:
+        selected = [row for row in rows if row["id"] not in DELETED_IDS] if name == "things_live" else rows
+        return MemoryBackend(graph, selected, computed={"part_count": PART_COUNT})
+
+    return Target("memory", _resources(make))
+
+
+def _sqlalchemy_backend(name: str) -> ListingBackend:
+    part_count = select(func.count(Part.id)).where(Part.thing_id == Thing.id).correlate(Thing).scalar_subquery()
+    live = (lambda statement: statement.where(Thing.deleted_at.is_(None))) if name == "things_live" else None
+    return SQLAlchemyBackend(Thing, statement=live, computed={"part_count": part_count})
+
+
+@asynccontextmanager
+async def sqlalchemy_target(database: str) -> AsyncIterator[Target]:
+    if database == "sqlite":
+        directory = tempfile.mkdtemp(prefix="listing-conformance-")
+        url = f"sqlite+aiosqlite:///{os.path.join(directory, 'conformance.sqlite')}"  # noqa: PTH118
+    else:
+        url = async_url(postgres_database_url("litestar_listing_conformance"))
+    engine = create_async_engine(url)
+    prepare_engine(engine)
+    try:
+        async with engine.begin() as connection:
+            await connection.run_sync(ConformanceBase.metadata.drop_all)
+            await connection.run_sync(ConformanceBase.metadata.create_all)
+            for table, rows in table_rows():
+                if rows:
+                    await connection.execute(insert(table), rows)
+        yield Target(f"sqlalchemy:{database}", _resources(_sqlalchemy_backend), async_sessionmaker(engine))
+    finally:
+        await engine.dispose()
+
+
+def target_ids() -> list[str]:
+    """The targets selected by LISTING_BACKENDS and LISTING_DATABASES."""
+    ids = ["memory"] if "memory" in BACKENDS else []
+    if "sqlalchemy" in BACKENDS:
+        ids += [f"sqlalchemy:{database}" for database in DATABASES if database in {"sqlite", "postgresql"}]
+    return ids

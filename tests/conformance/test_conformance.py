@@ -1,0 +1,54 @@
+"""The ONE conformance case table, run on every selected backend x database.
+
+Expectations in ``cases.py`` are hand counts over ``fixture.py``; a backend that disagrees is wrong.
+Cases skip only by a declared capability, never by backend name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from urllib.parse import parse_qsl
+
+import pytest
+
+from litestar_listing.core.errors import InvalidQueryError
+from litestar_listing.core.parsing import forced_filter
+from tests.conformance.cases import CASES, Case
+from tests.conformance.targets import Target, memory_target, sqlalchemy_target, target_ids
+
+
+@pytest.fixture(scope="module", params=target_ids())
+async def target(request: pytest.FixtureRequest) -> AsyncIterator[Target]:
+    name: str = request.param
+    if name == "memory":
+        yield memory_target()
+        return
+    async with sqlalchemy_target(name.split(":", 1)[1]) as loaded:
+        yield loaded
+
+
+def test_case_ids_are_unique() -> None:
+    ids = [case.id for case in CASES]
+    assert len(ids) == len(set(ids))
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda case: case.id)
+async def test_case(target: Target, case: Case) -> None:
+    missing = case.needs - target.capabilities
+    if missing:
+        pytest.skip(f"{target.id} lacks {sorted(missing)}")
+    resource = target.resources[case.resource]
+    params = parse_qsl(case.query, keep_blank_values=True)
+    forced = [forced_filter(resource.field_map, name, value) for name, value in case.forced]
+    if case.errors:
+        with pytest.raises(InvalidQueryError) as raised:
+            resource.parser.parse(params, forced)
+        assert {error.key for error in raised.value.errors} == set(case.errors)
+        return
+    query = resource.parser.parse(params, forced)
+    async with target.context() as context:
+        page = await resource.backend.fetch(query, context)
+    if case.ids is not None:
+        assert [item["id"] for item in page.items] == list(case.ids)
+    if case.total is not None:
+        assert page.total == case.total
