@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from litestar_listing.core.schema import FieldInfo, ValueType
 
-__all__ = ("CoercionError", "coerce", "coerce_bool", "describe_type")
+__all__ = ("CoercionError", "coerce", "coerce_bool", "coerce_text", "describe_type")
 
 _INTEGER = re.compile(r"[+-]?[0-9]{1,20}")
 _DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]{1,4})?")
@@ -148,8 +148,19 @@ def _identifier(info: FieldInfo, text: str) -> object:
         raise CoercionError(describe_type(info)) from None
 
 
+def coerce_text(text: str) -> str:
+    """Text as given, except that NUL characters are refused (no database stores them in text).
+
+    Raises:
+        CoercionError: ``text`` contains a NUL character.
+    """
+    if "\x00" in text:
+        raise CoercionError("text without NUL characters")
+    return text
+
+
 _COERCERS: dict[ValueType, Callable[[FieldInfo, str], object]] = {
-    ValueType.TEXT: lambda _info, text: text,
+    ValueType.TEXT: lambda _info, text: coerce_text(text),
     ValueType.INTEGER: _integer,
     ValueType.FLOAT: _float,
     ValueType.DECIMAL: _decimal,

@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from litestar_listing.core.coercion import CoercionError, coerce, coerce_bool
+from litestar_listing.core.coercion import CoercionError, coerce, coerce_bool, coerce_text
 from litestar_listing.core.errors import InvalidQueryError, ParameterError
 from litestar_listing.core.operators import OPERATORS, Operator, ValueKind
 from litestar_listing.core.query import (
@@ -139,8 +139,9 @@ class QueryParser:
         if not self.field_map.searchable:
             errors.append(ParameterError("search", "this resource has no searchable fields"))
             return None
-        if len(text) > self.limits.max_search_length:
-            errors.append(ParameterError("search", f"expected at most {self.limits.max_search_length} characters"))
+        if len(text) > self.limits.max_search_length or "\x00" in text:
+            message = f"expected at most {self.limits.max_search_length} characters, without NUL characters"
+            errors.append(ParameterError("search", message))
             return None
         return Search(text, tuple(exposed.path for exposed in self.field_map.searchable))
 
@@ -240,9 +241,9 @@ class QueryParser:
             elif operator.kind is ValueKind.FLAG:
                 value = coerce_bool(items[0][1])
             elif operator.kind is ValueKind.PATTERN:
-                value = parse_like(items[0][1])
+                value = parse_like(coerce_text(items[0][1]))
             else:
-                value = items[0][1]
+                value = coerce_text(items[0][1])
         except CoercionError as error:
             errors.append(ParameterError(key, f"expected {error.expected}"))
             return None

@@ -153,6 +153,11 @@ def test_forced_filter_drops_the_client_equality_of_the_same_name() -> None:
         ("order_by=name,-name", "order_by", "more than once"),
         ("order_by=name,", "order_by", "not an orderable field"),
         ("search=" + "x" * 257, "search", "at most 256"),
+        ("search=a%00b", "search", "NUL"),
+        ("name=a%00", "name", "NUL"),
+        ("name__in=a,%00", "name__in", "NUL"),
+        ("name__like=%00%25", "name__like", "NUL"),
+        ("name__istartswith=%00", "name__istartswith", "NUL"),
     ],
 )
 def test_each_bad_parameter_is_named(query: str, key: str, fragment: str) -> None:
