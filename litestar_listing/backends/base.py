@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -106,11 +106,3 @@ def dispatch(visitor: object, prefix: str, name: str) -> Callable[..., Any]:
         msg = f"{type(visitor).__name__} cannot compile {prefix} {name!r}"
         raise UnsupportedQueryError(msg)
     return method  # type: ignore[no-any-return]
-
-
-def check_operators(capabilities: Capabilities, names: Sequence[str]) -> None:
-    """Raise ``UnsupportedQueryError`` for an operator outside ``capabilities``."""
-    for name in names:
-        if name not in capabilities.operators:
-            msg = f"operator {name!r} is not supported by this backend"
-            raise UnsupportedQueryError(msg)

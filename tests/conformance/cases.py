@@ -1200,6 +1200,9 @@ _TABLE: tuple[Case, ...] = (
     Case("live:includes-deleted-on-things", "deleted_at__isnull=false&order_by=id", (29, 30, 31), 3),
     # ---------------------------------------------------------------- 400: unknown or unexposed names
     Case("error:unknown-filter", "nope=1", errors=("nope",)),
+    Case("error:nul-in-text-filter", "name=a%00", errors=("name",)),
+    Case("error:nul-in-like-pattern", "name__like=%00%25", errors=("name__like",)),
+    Case("error:nul-in-search", "search=%00", errors=("search",)),
     Case("error:unknown-filter-with-operator", "nope__gt=1", errors=("nope__gt",)),
     Case("error:unknown-operator-is-a-path", "name__foo=1", errors=("name__foo",)),
     Case("error:uppercase-operator", "name__ILIKE=x", errors=("name__ILIKE",)),
