@@ -6,8 +6,9 @@ All nodes are frozen and slotted: a ``ListQuery`` is a value, safe to cache, has
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from litestar_listing.core.operators import Operator
@@ -21,6 +22,7 @@ __all__ = (
     "OrderTerm",
     "Search",
     "Window",
+    "load_tree",
 )
 
 LOOKUP_SEP = "__"
@@ -66,6 +68,16 @@ class FieldPath:
 
     def __str__(self) -> str:
         return self.name
+
+
+def load_tree(paths: Iterable[str]) -> dict[str, Any]:
+    """Nest relation paths: ``("airline", "plane__model")`` -> ``{"airline": {}, "plane": {"model": {}}}``."""
+    tree: dict[str, Any] = {}
+    for path in paths:
+        node = tree
+        for step in path.split(LOOKUP_SEP):
+            node = node.setdefault(step, {})
+    return tree
 
 
 @dataclass(frozen=True, slots=True)

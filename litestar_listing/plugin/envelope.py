@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 import msgspec
 
+from litestar_listing.core.query import load_tree
 from litestar_listing.core.schema import FieldInfo, ModelGraph, ValueType
 
 __all__ = ("Pagination", "envelope_type", "item_type", "pagination", "python_type")
@@ -73,11 +74,7 @@ def item_type(
     Returns:
         A ``msgspec.Struct`` subclass used for documentation only.
     """
-    tree: dict[str, Any] = {}
-    for path in load:
-        node = tree
-        for step in path.split("__"):
-            node = node.setdefault(step, {})
+    tree = load_tree(load)
 
     def build(struct_name: str, entity_name: str, subtree: Mapping[str, Any], more: Mapping[str, Any]) -> Any:
         entity = graph.entities[entity_name]

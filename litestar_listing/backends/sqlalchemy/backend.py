@@ -11,9 +11,9 @@ from sqlalchemy.orm import joinedload, selectinload
 
 from litestar_listing.backends.base import Capabilities, ListContext, Page
 from litestar_listing.backends.sqlalchemy.compiler import FOLD_FUNCTION, StatementCompiler
-from litestar_listing.backends.sqlalchemy.introspection import field_info, model_graph
+from litestar_listing.backends.sqlalchemy.introspection import field_info, model_graph, public_columns
 from litestar_listing.core.errors import ConfigurationError
-from litestar_listing.core.query import LOOKUP_SEP, ListQuery
+from litestar_listing.core.query import LOOKUP_SEP, ListQuery, load_tree
 from litestar_listing.core.schema import FieldInfo, ModelGraph
 from litestar_listing.core.text import fold_case
 
@@ -161,36 +161,23 @@ class SQLAlchemyBackend:
             total = window.offset + len(rows)
         else:
             total = int((await session.execute(total_statement)).scalar_one())
-        load_tree = _load_tree(context.load)
-        items = [self._item(row, load_tree) for row in rows]
+        tree = load_tree(context.load)
+        extra_keys = tuple(result.keys())[1:]  # labelled columns after the entity, the same for every row
+        items = [self._item(row, extra_keys, tree) for row in rows]
         return Page(items=items, total=total)
 
-    def _item(self, row: Any, load_tree: Mapping[str, Any]) -> dict[str, Any]:
-        instance, extra = row[0], row._mapping  # noqa: SLF001 - public API despite the underscore
-        extras = {key: extra[key] for key in list(extra.keys())[1:]}
+    def _item(self, row: Any, extra_keys: tuple[str, ...], tree: Mapping[str, Any]) -> dict[str, Any]:
+        instance = row[0]
+        extras = dict(zip(extra_keys, row[1:], strict=True))
         if self._to_item is not None:
             return self._to_item(instance, extras)
-        item = _as_dict(instance, load_tree)
+        item = _as_dict(instance, tree)
         item.update(extras)
         return item
 
 
-def _load_tree(load: Sequence[str]) -> dict[str, Any]:
-    tree: dict[str, Any] = {}
-    for name in load:
-        node = tree
-        for step in name.split(LOOKUP_SEP):
-            node = node.setdefault(step, {})
-    return tree
-
-
 def _as_dict(instance: Any, load_tree: Mapping[str, Any]) -> dict[str, Any]:
-    mapper = inspect(instance).mapper
-    item = {
-        prop.key: getattr(instance, prop.key)
-        for prop in mapper.column_attrs
-        if not (prop.columns[0].info.get("private") or prop.info.get("private"))
-    }
+    item = {key: getattr(instance, key) for key in public_columns(type(instance))}
     for name, subtree in load_tree.items():
         value = getattr(instance, name)
         if value is None:

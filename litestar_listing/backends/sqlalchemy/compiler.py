@@ -22,7 +22,7 @@ FOLD_FUNCTION = "listing_fold"
 """The SQLite function registered on each connection for Unicode case-insensitivity."""
 
 Entity = Any  # a mapped class or an AliasedClass of one
-Leaf = Callable[[ColumnElement[Any]], ColumnElement[bool]]
+Leaf = Callable[[ColumnElement[Any]], ColumnElement[Any]]
 
 
 class _Scope:
@@ -134,8 +134,11 @@ class StatementCompiler:
         return and_(*parts) if parts else None
 
     # -- paths --------------------------------------------------------------------------------
-    def predicate(self, scope: _Scope, path: FieldPath, leaf: Leaf) -> ColumnElement[bool]:
-        """``leaf`` applied to the column at ``path``, through joins and EXISTS subqueries."""
+    def predicate(self, scope: _Scope, path: FieldPath, leaf: Leaf) -> ColumnElement[Any]:
+        """``leaf`` applied to the column at ``path``, through joins and EXISTS subqueries.
+
+        On a to-one path with an identity ``leaf`` this is the (joined) column itself.
+        """
         entity = scope.root
         steps: tuple[str, ...] = ()
         for index, step in enumerate(path.relations):
@@ -158,13 +161,7 @@ class StatementCompiler:
         """The column at a to-one ``path`` (or a computed alias's expression), joining as needed."""
         if len(path.segments) == 1 and path.field in self.computed:
             return self.computed[path.field]
-        entity = scope.root
-        steps: tuple[str, ...] = ()
-        for step in path.relations:
-            relationship = inspect(entity).mapper.relationships[step]
-            steps = (*steps, step)
-            entity = scope.follow(entity, steps, relationship)
-        return getattr(entity, path.field)  # type: ignore[no-any-return]
+        return self.predicate(scope, path, lambda column: column)
 
     # -- nodes --------------------------------------------------------------------------------
     def filter(self, scope: _Scope, item: Filter) -> ColumnElement[bool]:

@@ -5,13 +5,14 @@ from __future__ import annotations
 from collections import deque
 from typing import Any
 
+from sqlalchemy import inspect
 from sqlalchemy import types as sa_types
 from sqlalchemy.orm import ColumnProperty, Mapper
 from sqlalchemy.sql.elements import ColumnElement
 
 from litestar_listing.core.schema import EntityInfo, FieldInfo, ModelGraph, RelationInfo, ValueType
 
-__all__ = ("field_info", "model_graph", "value_type")
+__all__ = ("field_info", "is_private", "model_graph", "public_columns", "value_type")
 
 _INTEGER_BITS = ((sa_types.SmallInteger, 16), (sa_types.BigInteger, 64), (sa_types.Integer, 32))
 
@@ -59,15 +60,29 @@ def field_info(name: str, column: ColumnElement[Any], *, private: bool = False, 
     return FieldInfo(name, kind, nullable=nullable, private=private, computed=computed, **extra)
 
 
+def is_private(prop: ColumnProperty[Any]) -> bool:
+    """Whether a column is marked ``info={"private": True}`` (on the column or the attribute)."""
+    return bool(prop.columns[0].info.get("private") or prop.info.get("private"))
+
+
+_PUBLIC_COLUMNS: dict[type[Any], tuple[str, ...]] = {}
+
+
+def public_columns(model: type[Any]) -> tuple[str, ...]:
+    """The attribute names of ``model``'s non-private columns, in mapping order (cached per class)."""
+    names = _PUBLIC_COLUMNS.get(model)
+    if names is None:
+        names = _PUBLIC_COLUMNS[model] = tuple(prop.key for prop in inspect(model).column_attrs if not is_private(prop))
+    return names
+
+
 def _entity(mapper: Mapper[Any]) -> EntityInfo:
     fields: dict[str, FieldInfo] = {}
     for prop in mapper.column_attrs:
         if not isinstance(prop, ColumnProperty) or len(prop.columns) != 1:
             continue
-        column = prop.columns[0]
-        private = bool(column.info.get("private") or prop.info.get("private"))
         try:
-            fields[prop.key] = field_info(prop.key, column, private=private)
+            fields[prop.key] = field_info(prop.key, prop.columns[0], private=is_private(prop))
         except TypeError:
             continue
     relations = {
@@ -80,8 +95,6 @@ def _entity(mapper: Mapper[Any]) -> EntityInfo:
 
 def model_graph(model: type[Any]) -> ModelGraph:
     """Describe ``model`` and every mapped class reachable from it through relationships."""
-    from sqlalchemy import inspect
-
     root: Mapper[Any] = inspect(model)
     entities: dict[str, EntityInfo] = {}
     pending: deque[Mapper[Any]] = deque([root])
