@@ -15,10 +15,12 @@ MATRIX = [
     nox.param("memory", "", id="memory"),
     nox.param("sqlalchemy", "sqlite", id="sqlalchemy-sqlite"),
     nox.param("sqlalchemy", "postgresql", id="sqlalchemy-postgresql"),
+    nox.param("piccolo", "sqlite", id="piccolo-sqlite"),
+    nox.param("piccolo", "postgresql", id="piccolo-postgresql"),
 ]
 
 
-def _install(session: nox.Session, *groups: str, extras: str = "sqlalchemy,demo") -> None:
+def _install(session: nox.Session, *groups: str, extras: str = "sqlalchemy,piccolo,demo") -> None:
     session.install("-e", f".[{extras}]")
     for group in groups:
         session.install("--group", group)

@@ -1,7 +1,7 @@
 """Test-wide settings: which backends and databases run, and PostgreSQL databases for them.
 
 ``LISTING_DATABASES`` (default ``sqlite,postgresql``) and ``LISTING_BACKENDS`` (default
-``memory,sqlalchemy``) select the matrix; nox sets them per session. PostgreSQL comes from
+``memory,sqlalchemy,piccolo``) select the matrix; nox sets them per session. PostgreSQL comes from
 ``LISTING_POSTGRES_URL``; when it is unreachable the tests that need it are skipped, except in CI
 (``CI=true``), where they fail.
 """
@@ -17,7 +17,7 @@ import pytest
 
 POSTGRES_URL = os.environ.get("LISTING_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test")
 DATABASES = tuple(filter(None, os.environ.get("LISTING_DATABASES", "sqlite,postgresql").split(",")))
-BACKENDS = tuple(filter(None, os.environ.get("LISTING_BACKENDS", "memory,sqlalchemy").split(",")))
+BACKENDS = tuple(filter(None, os.environ.get("LISTING_BACKENDS", "memory,sqlalchemy,piccolo").split(",")))
 IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
 
 _created: dict[str, str] = {}

@@ -9,13 +9,21 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from piccolo.columns import Integer
+from piccolo.engine.base import Engine
+from piccolo.engine.postgres import PostgresEngine
+from piccolo.engine.sqlite import SQLiteEngine
+from piccolo.querystring import QueryString
+from piccolo.table import create_db_tables, drop_db_tables
 from sqlalchemy import func, insert, select
 from sqlalchemy.ext.asyncio import async_sessionmaker, create_async_engine
 
 from litestar_listing import ListContext, ListingBackend, MemoryBackend, Resource
 from litestar_listing.backends.base import Capabilities
+from litestar_listing.backends.piccolo import PiccoloBackend
 from litestar_listing.backends.sqlalchemy import SQLAlchemyBackend, model_graph, prepare_engine
 from litestar_listing.core.schema import FieldInfo, ValueType
+from tests.conformance import piccolo_tables
 from tests.conformance.fixture import DELETED_IDS, memory_rows, table_rows
 from tests.conformance.models import ConformanceBase, Part, Thing
 from tests.conftest import BACKENDS, DATABASES, async_url, postgres_database_url
@@ -54,6 +62,7 @@ class Target:
     id: str
     resources: dict[str, Resource]
     sessions: Any = None
+    engine: Engine[Any] | None = None
 
     @property
     def capabilities(self) -> frozenset[str]:
@@ -62,7 +71,7 @@ class Target:
     @asynccontextmanager
     async def context(self) -> AsyncIterator[ListContext]:
         if self.sessions is None:
-            yield ListContext()
+            yield ListContext(session=self.engine)
             return
         async with self.sessions() as session:
             yield ListContext(session=session)
@@ -110,9 +119,58 @@ async def sqlalchemy_target(database: str) -> AsyncIterator[Target]:
         await engine.dispose()
 
 
+def _piccolo_backend(name: str) -> ListingBackend:
+    thing = piccolo_tables.Thing
+    part_count = QueryString('(SELECT COUNT(*) FROM "parts" WHERE "parts"."thing_id" = {})', thing.id)
+    return PiccoloBackend(
+        thing,
+        where=thing.deleted_at.is_null() if name == "things_live" else None,
+        computed={"part_count": (part_count, Integer())},
+        reverse={"parts": piccolo_tables.Part.thing},
+    )
+
+
+def piccolo_engine(database: str, name: str) -> Engine[Any]:
+    """A Piccolo engine on a fresh SQLite file or on the PostgreSQL database ``name``."""
+    if database == "sqlite":
+        directory = tempfile.mkdtemp(prefix=f"{name}-")
+        return SQLiteEngine(path=os.path.join(directory, f"{name}.sqlite"))  # noqa: PTH118
+    return PostgresEngine(config={"dsn": postgres_database_url(name)}, extensions=())
+
+
+async def write_piccolo_rows(engine: Engine[Any]) -> None:
+    """Create the conformance tables with Piccolo and write the fixture rows through Piccolo's queries."""
+    tables = {table._meta.tablename: table for table in piccolo_tables.TABLES}
+    with piccolo_tables.bound(engine):
+        await drop_db_tables(*reversed(piccolo_tables.TABLES))
+        await create_db_tables(*piccolo_tables.TABLES)
+        for sqlalchemy_table, rows in table_rows():
+            table = tables[sqlalchemy_table.name]
+            attributes = {column._meta.db_column_name: column._meta.name for column in table._meta.columns}
+            instances = [
+                table(**{attributes[key]: getattr(value, "value", value) for key, value in row.items()}) for row in rows
+            ]
+            if instances:
+                await table.insert(*instances)
+
+
+@asynccontextmanager
+async def piccolo_target(database: str) -> AsyncIterator[Target]:
+    engine = piccolo_engine(database, "litestar_listing_conformance_piccolo")
+    await write_piccolo_rows(engine)
+    if isinstance(engine, PostgresEngine):
+        await engine.start_connection_pool()
+    try:
+        yield Target(f"piccolo:{database}", _resources(_piccolo_backend), engine=engine)
+    finally:
+        if isinstance(engine, PostgresEngine):
+            await engine.close_connection_pool()
+
+
 def target_ids() -> list[str]:
     """The targets selected by LISTING_BACKENDS and LISTING_DATABASES."""
     ids = ["memory"] if "memory" in BACKENDS else []
-    if "sqlalchemy" in BACKENDS:
-        ids += [f"sqlalchemy:{database}" for database in DATABASES if database in {"sqlite", "postgresql"}]
+    for backend in ("sqlalchemy", "piccolo"):
+        if backend in BACKENDS:
+            ids += [f"{backend}:{database}" for database in DATABASES if database in {"sqlite", "postgresql"}]
     return ids

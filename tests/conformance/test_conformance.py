@@ -14,7 +14,7 @@ import pytest
 from litestar_listing.core.errors import InvalidQueryError
 from litestar_listing.core.parsing import forced_filter
 from tests.conformance.cases import CASES, Case
-from tests.conformance.targets import Target, memory_target, sqlalchemy_target, target_ids
+from tests.conformance.targets import Target, memory_target, piccolo_target, sqlalchemy_target, target_ids
 
 
 @pytest.fixture(scope="module", params=target_ids())
@@ -23,7 +23,9 @@ async def target(request: pytest.FixtureRequest) -> AsyncIterator[Target]:
     if name == "memory":
         yield memory_target()
         return
-    async with sqlalchemy_target(name.split(":", 1)[1]) as loaded:
+    backend, database = name.split(":", 1)
+    make = sqlalchemy_target if backend == "sqlalchemy" else piccolo_target
+    async with make(database) as loaded:
         yield loaded
 
 

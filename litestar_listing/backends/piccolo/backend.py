@@ -1,0 +1,190 @@
+"""``PiccoloBackend``: runs compiled list statements on a Piccolo engine."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from piccolo.columns import Column
+from piccolo.engine.base import Engine
+from piccolo.querystring import QueryString
+
+from litestar_listing.backends.base import Capabilities, ListContext, Page
+from litestar_listing.backends.piccolo.compiler import FOLD_FUNCTION, Dialect, QueryCompiler, render_condition
+from litestar_listing.backends.piccolo.introspection import Tables, field_info
+from litestar_listing.backends.piccolo.loading import Selection, load_many, plan
+from litestar_listing.core.errors import ConfigurationError
+from litestar_listing.core.query import ListQuery, load_tree
+from litestar_listing.core.schema import FieldInfo, ModelGraph
+from litestar_listing.core.text import fold_case
+
+if TYPE_CHECKING:
+    from piccolo.columns import ForeignKey
+    from piccolo.table import Table
+
+__all__ = ("FoldingConnection", "PiccoloBackend", "prepare_engine")
+
+_DIALECTS: Mapping[str, Dialect] = {"sqlite": "sqlite", "postgres": "postgres"}
+
+
+def _fold(value: Any) -> Any:
+    return fold_case(value) if isinstance(value, str) else value
+
+
+class FoldingConnection(sqlite3.Connection):
+    """A SQLite connection with the case-folding function the compiled statements call.
+
+    SQLite's own ``lower()`` and ``LIKE`` fold ASCII only, and Piccolo's ``ilike`` is a plain ``LIKE``
+    on SQLite; ``listing_fold`` gives the per-character Unicode lowercase of the other databases.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.create_function(FOLD_FUNCTION, 1, _fold, deterministic=True)
+
+
+def prepare_engine(engine: Engine[Any]) -> None:
+    """Make ``engine`` ready for listing: on SQLite, connections get the case-folding function.
+
+    Piccolo's ``SQLiteEngine`` opens a connection per statement or transaction; this sets the
+    connection ``factory`` it passes to ``sqlite3.connect``. Idempotent.
+
+    Raises:
+        ConfigurationError: The engine already has another connection factory.
+    """
+    if engine.engine_type != "sqlite":
+        return
+    kwargs: dict[str, Any] = engine.connection_kwargs  # type: ignore[attr-defined]
+    factory = kwargs.setdefault("factory", FoldingConnection)
+    if not (isinstance(factory, type) and issubclass(factory, FoldingConnection)):
+        msg = f"the SQLite engine's connection factory {factory!r} must subclass {FoldingConnection.__qualname__}"
+        raise ConfigurationError(msg)
+
+
+class PiccoloBackend:
+    """Lists one Piccolo table (spec §4; DESIGN.md decisions).
+
+    Args:
+        table: The listed ``Table`` subclass.
+        engine: The engine every statement runs on. None means the table's own (``Table(db=...)``
+            or ``piccolo_conf``), looked up when the application starts.
+        where: The base list query's condition, e.g. ``Thing.deleted_at.is_null()`` to hide
+            soft-deleted rows (spec §4.4.11): a Piccolo condition or a ``QueryString``.
+        computed: Computed aliases mapped to ``(SQL expression, column type)``, e.g.
+            ``{"part_count": (QueryString("(SELECT COUNT(*) FROM parts WHERE parts.thing_id = {})",
+            Thing.id), Integer())}``; they are orderable and appear in each item (spec §4.3.2).
+        reverse: Reverse relations (to-many) by name, each as the foreign key pointing back, e.g.
+            ``{"parts": Part.thing}``; Piccolo declares no such side itself.
+
+    A ``ForeignKey`` gives a relation under its attribute name and a field under its column name
+    (``owner`` and ``owner_id``). Items are dicts of the public fields, the computed values and the
+    eager-loaded relations; to-many relations list their rows in primary-key order.
+    """
+
+    capabilities = Capabilities()
+
+    def __init__(
+        self,
+        table: type[Table],
+        *,
+        engine: Engine[Any] | None = None,
+        where: Any = None,
+        computed: Mapping[str, tuple[QueryString, Column | type[Column]]] | None = None,
+        reverse: Mapping[str, ForeignKey[Any]] | None = None,
+    ) -> None:
+        self.table = table
+        self.engine = engine
+        self._tables = Tables(table, reverse)
+        self._graph = self._tables.model_graph()
+        self._where = None if where is None else render_condition(where)
+        self._computed: dict[str, QueryString] = {}
+        self._computed_fields: dict[str, FieldInfo] = {}
+        for name, (expression, column_type) in (computed or {}).items():
+            column = column_type() if isinstance(column_type, type) else column_type
+            self._computed[name] = expression
+            self._computed_fields[name] = field_info(name, column, computed=True)
+        self._compilers: dict[str, QueryCompiler] = {}
+
+    def model_graph(self) -> ModelGraph:
+        """The table and its relations, introspected once."""
+        return self._graph
+
+    def computed_fields(self) -> Mapping[str, FieldInfo]:
+        """The computed aliases and their types."""
+        return self._computed_fields
+
+    def engine_for(self, context: ListContext) -> Engine[Any]:
+        """The engine of a call: ``context.session`` if it is one, else ``engine``, else the table's.
+
+        Raises:
+            ConfigurationError: No engine is configured for the table.
+        """
+        if isinstance(context.session, Engine):
+            return context.session
+        if self.engine is not None:
+            return self.engine
+        try:
+            return self.table._meta.db
+        except Exception as error:  # Piccolo raises a bare Exception without piccolo_conf
+            msg = f"{self.table.__name__} has no Piccolo engine: pass PiccoloBackend(engine=...) or set up piccolo_conf"
+            raise ConfigurationError(msg) from error
+
+    def prepare(self) -> None:
+        """Check that an engine is known and ready it for listing (see ``prepare_engine``).
+
+        Raises:
+            ConfigurationError: No engine, or an engine type other than SQLite and PostgreSQL.
+        """
+        engine = self.engine_for(ListContext())
+        self.compiler(engine)
+        prepare_engine(engine)
+
+    def compiler(self, engine: Engine[Any]) -> QueryCompiler:
+        """The statement compiler for ``engine``'s dialect (cached per dialect).
+
+        Raises:
+            ConfigurationError: The engine is neither SQLite nor PostgreSQL.
+        """
+        compiler = self._compilers.get(engine.engine_type)
+        if compiler is None:
+            dialect = _DIALECTS.get(engine.engine_type)
+            if dialect is None:
+                msg = f"PiccoloBackend runs on SQLite and PostgreSQL, not {engine.engine_type!r}"
+                raise ConfigurationError(msg)
+            compiler = QueryCompiler(self._tables, self._computed, self._where, dialect)
+            self._compilers[engine.engine_type] = compiler
+        return compiler
+
+    async def fetch(self, query: ListQuery, context: ListContext) -> Page:
+        """Run the page statement, the total when the page does not tell it, and the eager loads.
+
+        Raises:
+            ConfigurationError: No engine, or ``context.load`` names no relation.
+        """
+        engine = self.engine_for(context)
+        prepare_engine(engine)
+        compiler = self.compiler(engine)
+
+        async def run(statement: QueryString) -> list[dict[str, Any]]:
+            return engine.transform_response_to_dicts(await engine.run_querystring(statement))
+
+        selection = Selection()
+        node = plan(self._tables, self.table, self.table, load_tree(context.load), selection, optional=False)
+        extras = [(name, selection.add(expression)) for name, expression in self._computed.items()]
+        page_statement, total_statement = compiler.compile(query, selection.columns)
+        rows = await run(page_statement)
+        window = query.window
+        if (rows and len(rows) < window.count) or (not rows and window.page == 1):
+            # A partial page is the last one, so the total is known without counting.
+            total = window.offset + len(rows)
+        else:
+            total = int((await run(total_statement))[0]["total"])
+        pairs: list[tuple[Mapping[str, Any], dict[str, Any]]] = []
+        for row in rows:
+            item = node.item(row)
+            assert item is not None  # noqa: S101 - the listed entity is never optional
+            item.update((name, row[alias]) for name, alias in extras)
+            pairs.append((row, item))
+        await load_many(self._tables, run, node, pairs)
+        return Page(items=[item for _, item in pairs], total=total)

@@ -1,0 +1,306 @@
+"""``ListQuery`` -> Piccolo ``QueryString`` statements for the page and the total.
+
+To-one paths follow Piccolo's foreign-key chains (``Thing.owner.role.code``): one LEFT JOIN alias per
+path, named by Piccolo (``things$owner$users$role``). To-many paths (``M2M`` and declared reverse
+keys) become semi-joins, ``<key> IN (SELECT <link> FROM <link table> ... WHERE ...)``: no row repeats
+and totals stay exact (DESIGN.md, "Relation paths"). They are uncorrelated on purpose: Piccolo cannot
+alias a query's own table, so a correlated EXISTS over a self-referencing relation would bind the
+inner table where the outer one was meant.
+
+Statements are rendered from column metadata only, never through ``Table._meta.db``: the backend's
+engine, not the process-wide one of ``piccolo_conf``, decides where they run.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, Literal
+
+from piccolo.columns import Column, ForeignKey
+from piccolo.columns.combination import UNDEFINED, And, Or, Where, WhereRaw
+from piccolo.querystring import QueryString
+from piccolo.table import Table
+
+from litestar_listing.backends.base import dispatch
+from litestar_listing.backends.piccolo.introspection import Relation, Tables
+from litestar_listing.core.query import Combine, FieldPath, Filter, ListQuery, OrderTerm, Search
+from litestar_listing.core.text import LIKE_ESCAPE, LikePattern, contains_pattern
+
+__all__ = ("FOLD_FUNCTION", "Anchor", "Dialect", "QueryCompiler", "opaque", "render_condition", "select_statement")
+
+FOLD_FUNCTION = "listing_fold"
+"""The SQLite function registered on each connection for Unicode case-insensitivity."""
+
+Dialect = Literal["sqlite", "postgres"]
+Anchor = Any  # a Table class (the scope's own table) or a ForeignKey copy carrying its call chain
+Leaf = Callable[[Any], QueryString]
+
+_TRUE = "1 = 1"
+_FALSE = "1 = 0"
+
+
+def opaque(querystring: QueryString) -> QueryString:
+    """Wrap a subquery so that its columns do not ask the enclosing statement for joins."""
+    wrapped = QueryString("{}", querystring)
+    wrapped.columns = []
+    return wrapped
+
+
+def _conjunction(parts: Sequence[QueryString], operator: str) -> QueryString:
+    if len(parts) == 1:
+        return parts[0]
+    return QueryString("(" + f" {operator} ".join("{}" for _ in parts) + ")", *parts)
+
+
+def render_condition(condition: Any) -> QueryString:
+    """A Piccolo condition (``Table.column.is_null()``, ``&``, ``|``, ``WhereRaw``) as a QueryString.
+
+    Rendered without ``Column._meta.engine_type``, which would look the engine up in ``piccolo_conf``.
+
+    Raises:
+        TypeError: ``condition`` is not a Piccolo condition nor a ``QueryString``.
+    """
+    if isinstance(condition, QueryString):
+        return condition
+    if isinstance(condition, WhereRaw):
+        return condition.querystring
+    if isinstance(condition, (And, Or)):
+        return QueryString(
+            "({} " + condition.operator + " {})", render_condition(condition.first), render_condition(condition.second)
+        )
+    if isinstance(condition, Where):
+        args: list[Any] = []
+        if condition.value is not UNDEFINED:
+            args.append(condition.value)
+        if condition.values is not UNDEFINED:
+            args.append(condition.get_values_querystring(condition.values))
+        name = condition.column._meta.get_full_name(with_alias=False)
+        rendered = QueryString(condition.operator.template.format(name=name, value="{}", values="{}"), *args)
+        rendered.columns = [condition.column]
+        return rendered
+    msg = f"expected a Piccolo condition or QueryString, not {condition!r}"
+    raise TypeError(msg)
+
+
+def _joins(columns: Iterable[Column]) -> list[str]:
+    """LEFT JOINs for the foreign-key chains of ``columns``, one per alias, in first-use order."""
+    joins: dict[str, None] = {}
+    for column in columns:
+        chain: Sequence[ForeignKey[Any]] = column._meta.call_chain
+        for index, key in enumerate(chain):
+            left = f'"{chain[index - 1].table_alias}"' if index else f'"{key._meta.table._meta.tablename}"'
+            meta = key._foreign_key_meta
+            right = meta.resolved_references._meta.get_formatted_tablename()
+            target = meta.resolved_target_column._meta.db_column_name
+            alias = key.table_alias
+            joins[f'LEFT JOIN {right} "{alias}" ON ({left}."{key._meta.db_column_name}" = "{alias}"."{target}")'] = None
+    return list(joins)
+
+
+def select_statement(
+    table: type[Table],
+    selected: Sequence[QueryString],
+    *,
+    where: QueryString | None = None,
+    order: Sequence[QueryString] = (),
+    limit: int | None = None,
+    offset: int = 0,
+) -> QueryString:
+    """``SELECT <selected> FROM <table> <joins> [WHERE] [ORDER BY] [LIMIT OFFSET]``.
+
+    The joins are those the columns of ``selected``, ``where`` and ``order`` need.
+    """
+    parts: list[QueryString] = [*selected, *([] if where is None else [where]), *order]
+    columns = [column for part in parts for column in part.columns]
+    # Only identifiers from the table metadata enter the template; every value is a parameter.
+    from_table = table._meta.get_formatted_tablename()
+    template = "SELECT " + ", ".join("{}" for _ in selected) + f" FROM {from_table}"  # noqa: S608
+    for join in _joins(columns):
+        template += f" {join}"
+    args: list[Any] = list(selected)
+    if where is not None:
+        template += " WHERE {}"
+        args.append(where)
+    if order:
+        template += " ORDER BY " + ", ".join("{}" for _ in order)
+        args.extend(order)
+    if limit is not None:
+        template += f" LIMIT {int(limit)} OFFSET {int(offset)}"
+    return QueryString(template, *args)
+
+
+class QueryCompiler:
+    """Compiles queries for one table on one SQL dialect.
+
+    Args:
+        tables: The listed table and every table reachable from it.
+        computed: Computed aliases mapped to SQL expressions (spec §4.3.2).
+        where: The base list query's condition, e.g. excluding soft-deleted rows (spec §4.4.11).
+        dialect: ``"sqlite"`` or ``"postgres"`` (Piccolo's engine type).
+    """
+
+    def __init__(
+        self,
+        tables: Tables,
+        computed: Mapping[str, QueryString],
+        where: QueryString | None,
+        dialect: Dialect,
+    ) -> None:
+        self.tables = tables
+        self.table = tables.root
+        self.computed = computed
+        self.base_where = where
+        self.dialect: Dialect = dialect
+
+    # -- statements ---------------------------------------------------------------------------
+    def compile(self, query: ListQuery, selected: Sequence[QueryString]) -> tuple[QueryString, QueryString]:
+        """Return ``(page statement, total statement)``; the page selects ``selected``."""
+        where = self.where(query)
+        total = select_statement(self.table, [QueryString('COUNT(*) AS "total"')], where=where)
+        order = [self.order_term(term) for term in query.order]
+        window = query.window
+        page = select_statement(
+            self.table, selected, where=where, order=order, limit=window.count, offset=window.offset
+        )
+        return page, total
+
+    def where(self, query: ListQuery) -> QueryString | None:
+        """The WHERE condition: base AND forced filters AND (client filters, combined) AND search."""
+        parts = [] if self.base_where is None else [self.base_where]
+        parts.extend(self.filter(item) for item in query.forced_filters)
+        if query.filters:
+            client = [self.filter(item) for item in query.filters]
+            parts.append(_conjunction(client, "AND" if query.combine is Combine.AND else "OR"))
+        if query.search is not None:
+            parts.append(self.search(query.search))
+        return _conjunction(parts, "AND") if parts else None
+
+    # -- paths --------------------------------------------------------------------------------
+    def relation(self, table: type[Table], name: str) -> Relation:
+        """The relation ``name`` of ``table``."""
+        return self.tables.info[table].relations[name]
+
+    def column(self, table: type[Table], anchor: Anchor, name: str) -> Column:
+        """The column of field ``name`` of ``table``, reached through ``anchor``'s joins."""
+        return getattr(anchor, self.tables.info[table].fields[name]._meta.name)  # type: ignore[no-any-return]
+
+    def predicate(self, path: FieldPath, leaf: Leaf, table: type[Table] | None = None, anchor: Anchor = None) -> Any:
+        """``leaf`` applied to the column at ``path``; to-many steps become semi-joins.
+
+        On a to-one path with an identity ``leaf`` this is the (joined) column itself.
+        """
+        table = self.table if table is None else table
+        anchor = table if anchor is None else anchor
+        for index, step in enumerate(path.relations):
+            relation = self.relation(table, step)
+            if relation.to_many:
+                return self._semi_join(anchor, relation, FieldPath(path.segments[index + 1 :]), leaf)
+            anchor = getattr(anchor, relation.column._meta.name)
+            table = relation.target
+        return leaf(self.column(table, anchor, path.field))
+
+    def _semi_join(self, anchor: Anchor, relation: Relation, rest: FieldPath, leaf: Leaf) -> QueryString:
+        key = getattr(anchor, relation.key._meta.name)
+        # Inside, the path goes on from the related table: through the joining table's second key
+        # for a many-to-many relation, from the related table itself for a reverse key.
+        inner_anchor = relation.secondary if relation.secondary is not None else relation.target
+        inner = self.predicate(rest, leaf, relation.target, inner_anchor)
+        back = relation.column
+        condition = QueryString("({} IS NOT NULL AND {})", back, inner)
+        subquery = select_statement(relation.link_table, [QueryString("{}", back)], where=condition)
+        return QueryString("{} IN ({})", key, opaque(subquery))
+
+    # -- nodes --------------------------------------------------------------------------------
+    def filter(self, item: Filter) -> QueryString:
+        """One filter; the operator's ``op_<name>`` builds the comparison."""
+        build = dispatch(self, "op", item.operator.name)
+        return self.predicate(item.path, lambda column: build(column, item.value))  # type: ignore[no-any-return]
+
+    def search(self, search: Search) -> QueryString:
+        """Case-insensitive substring search over every searchable path, combined with OR (spec §4.2)."""
+        pattern = contains_pattern(search.text)
+        parts = [self.predicate(path, lambda column: self._ilike(column, pattern)) for path in search.paths]
+        return _conjunction(parts, "OR")
+
+    def order_term(self, term: OrderTerm) -> QueryString:
+        """One ORDER BY term; NULLs last in both directions (DESIGN.md, "Order")."""
+        direction = "DESC" if term.descending else "ASC"
+        if len(term.path.segments) == 1 and term.path.field in self.computed:
+            return QueryString(f"{{}} {direction} NULLS LAST", self.computed[term.path.field])
+        column = self.predicate(term.path, lambda column: column)
+        own_not_null = len(term.path.segments) == 1 and not column._meta.null
+        return QueryString(f"{{}} {direction}" + ("" if own_not_null else " NULLS LAST"), column)
+
+    # -- values and text ----------------------------------------------------------------------
+    @staticmethod
+    def value(value: Any) -> Any:
+        """A coerced value as the driver takes it: enums by their value (spec §4.4.5)."""
+        return value.value if isinstance(value, enum.Enum) else value
+
+    def _fold(self, template: str) -> str:
+        return f"{FOLD_FUNCTION}({template})" if self.dialect == "sqlite" else f"lower({template})"
+
+    def _like(self, column: Column, pattern: LikePattern) -> QueryString:
+        if self.dialect == "sqlite":
+            return QueryString("{} GLOB {}", column, pattern.to_glob())
+        return QueryString(f"{{}} LIKE {{}} ESCAPE '{LIKE_ESCAPE}'", column, pattern.to_like())
+
+    def _ilike(self, column: Column, pattern: LikePattern) -> QueryString:
+        template = f"{self._fold('{}')} LIKE {self._fold('{}')} ESCAPE '{LIKE_ESCAPE}'"
+        return QueryString(template, column, pattern.to_like())
+
+    def _compare(self, operator: str, column: Column, value: Any) -> QueryString:
+        return QueryString(f"{{}} {operator} {{}}", column, self.value(value))
+
+    # -- operators (one per entry of core.operators.OPERATORS) --------------------------------
+    def op_eq(self, column: Column, value: Any) -> QueryString:  # noqa: D102
+        return self._compare("=", column, value)
+
+    def op_ne(self, column: Column, value: Any) -> QueryString:  # noqa: D102
+        return QueryString("({} <> {} OR {} IS NULL)", column, self.value(value), column)
+
+    def op_gt(self, column: Column, value: Any) -> QueryString:  # noqa: D102
+        return self._compare(">", column, value)
+
+    def op_gte(self, column: Column, value: Any) -> QueryString:  # noqa: D102
+        return self._compare(">=", column, value)
+
+    def op_lt(self, column: Column, value: Any) -> QueryString:  # noqa: D102
+        return self._compare("<", column, value)
+
+    def op_lte(self, column: Column, value: Any) -> QueryString:  # noqa: D102
+        return self._compare("<=", column, value)
+
+    def _values(self, values: tuple[Any, ...]) -> QueryString:
+        return QueryString(", ".join("{}" for _ in values), *map(self.value, values))
+
+    def op_in(self, column: Column, value: tuple[Any, ...]) -> QueryString:  # noqa: D102
+        # Piccolo's own is_in([]) raises; an empty list matches nothing.
+        return QueryString("{} IN ({})", column, self._values(value)) if value else QueryString(_FALSE)
+
+    def op_nin(self, column: Column, value: tuple[Any, ...]) -> QueryString:  # noqa: D102
+        if not value:
+            return QueryString(_TRUE)
+        return QueryString("({} NOT IN ({}) OR {} IS NULL)", column, self._values(value), column)
+
+    def op_isnull(self, column: Column, value: bool) -> QueryString:  # noqa: D102, FBT001
+        return QueryString("{} IS NULL" if value else "{} IS NOT NULL", column)
+
+    def op_like(self, column: Column, value: LikePattern) -> QueryString:  # noqa: D102
+        return self._like(column, value)
+
+    def op_ilike(self, column: Column, value: str) -> QueryString:  # noqa: D102
+        return self._ilike(column, contains_pattern(value))
+
+    def op_startswith(self, column: Column, value: str) -> QueryString:  # noqa: D102
+        return self._like(column, contains_pattern(value, leading=False))
+
+    def op_istartswith(self, column: Column, value: str) -> QueryString:  # noqa: D102
+        return self._ilike(column, contains_pattern(value, leading=False))
+
+    def op_endswith(self, column: Column, value: str) -> QueryString:  # noqa: D102
+        return self._like(column, contains_pattern(value, trailing=False))
+
+    def op_iendswith(self, column: Column, value: str) -> QueryString:  # noqa: D102
+        return self._ilike(column, contains_pattern(value, trailing=False))
