@@ -69,7 +69,7 @@ __all__ = (
 NA = "NA"
 """How the CSVs spell a missing value."""
 
-DATASET_VERSION = "nycflights13-demo/1"
+DATASET_VERSION = "nycflights13-demo/2"
 """Bump when the models, the readers or the seed change: a database loaded by another version is reloaded."""
 
 _BATCH_ROWS = 5_000
@@ -572,7 +572,7 @@ async def _batches(rows: Iterator[_Row], convert: Callable[[_Row], _Row] | None)
 
 def _sqlite_converter(conn: AsyncConnection, step: _Step) -> Callable[[_Row], _Row] | None:
     # The rows go to the driver as they are, except where the column type has a bind processor
-    # (DateTimeUTC -> the text SQLAlchemy stores on SQLite), so SQLAlchemy reads them back as usual.
+    # (UTCDateTime -> the text both demo backends read on SQLite), so SQLAlchemy reads them back as usual.
     dialect = conn.dialect
     processors = [
         (position, processor)

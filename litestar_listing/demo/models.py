@@ -5,11 +5,12 @@ Column names are the CSVs' own; a column is nullable exactly where its CSV holds
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timezone
+from typing import Any
 
-from advanced_alchemy.types import DateTimeUTC
-from sqlalchemy import Boolean, Float, ForeignKey, Integer, MetaData, String
+from sqlalchemy import Boolean, DateTime, Dialect, Float, ForeignKey, Integer, MetaData, String
 from sqlalchemy.orm import DeclarativeBase, Mapped, foreign, mapped_column, relationship
+from sqlalchemy.types import TypeDecorator, TypeEngine, UserDefinedType
 
 __all__ = (
     "Airline",
@@ -19,6 +20,7 @@ __all__ = (
     "DemoUser",
     "Flight",
     "Plane",
+    "UTCDateTime",
     "WatchedFlight",
     "Weather",
 )
@@ -30,6 +32,57 @@ _NAMING_CONVENTION = {
     "fk": "fk_%(table_name)s_%(column_0_N_name)s_%(referred_table_name)s",
     "pk": "pk_%(table_name)s",
 }
+
+
+class _SQLiteTimestamptz(UserDefinedType[str]):
+    """The column type Piccolo declares for ``Timestamptz`` on SQLite (its reader keys on the name)."""
+
+    cache_ok = True
+
+    def get_col_spec(self, **_kwargs: Any) -> str:
+        return "TIMESTAMPTZ"
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """An aware UTC datetime, stored on SQLite as the text Piccolo's ``Timestamptz`` stores.
+
+    The demo serves one database through both backends. SQLite has no datetime type: values are
+    compared as text, so both ORMs must write and bind the same text. This is Piccolo's,
+    ``str(value.astimezone(UTC))`` (``2013-01-01 10:00:00+00:00``), declared ``TIMESTAMPTZ`` so that
+    Piccolo reads it back as a datetime. PostgreSQL stores a native ``timestamptz``.
+    """
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def load_dialect_impl(self, dialect: Dialect) -> TypeEngine[Any]:
+        """``TIMESTAMPTZ`` text on SQLite, ``timestamptz`` elsewhere."""
+        if dialect.name == "sqlite":
+            return dialect.type_descriptor(_SQLiteTimestamptz())
+        return dialect.type_descriptor(DateTime(timezone=True))
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> Any:
+        """UTC; on SQLite as Piccolo's text.
+
+        Raises:
+            TypeError: ``value`` is naive.
+        """
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            msg = "UTCDateTime takes aware datetimes only"
+            raise TypeError(msg)
+        value = value.astimezone(timezone.utc)
+        return str(value) if dialect.name == "sqlite" else value
+
+    def process_result_value(self, value: Any, dialect: Dialect) -> datetime | None:
+        """An aware UTC datetime."""
+        if value is None:
+            return None
+        if isinstance(value, str):
+            value = datetime.fromisoformat(value)
+        assert isinstance(value, datetime)  # noqa: S101 - the column holds nothing else
+        return value if value.tzinfo is not None else value.replace(tzinfo=timezone.utc)
 
 
 class DemoBase(DeclarativeBase):
@@ -144,7 +197,7 @@ class Flight(DemoBase):
     """Hour of the scheduled departure (local)."""
     minute: Mapped[int] = mapped_column(Integer)
     """Minute of the scheduled departure (local)."""
-    time_hour: Mapped[datetime] = mapped_column(DateTimeUTC, index=True)
+    time_hour: Mapped[datetime] = mapped_column(UTCDateTime, index=True)
     """Scheduled departure, truncated to the hour, as an aware UTC datetime."""
 
     airline: Mapped[Airline] = relationship(foreign_keys=[carrier], lazy="raise", viewonly=True)
@@ -196,7 +249,7 @@ class Weather(DemoBase):
     """Sea level pressure in millibars."""
     visib: Mapped[float] = mapped_column(Float)
     """Visibility in miles."""
-    time_hour: Mapped[datetime] = mapped_column(DateTimeUTC)
+    time_hour: Mapped[datetime] = mapped_column(UTCDateTime)
     """The hour of the observation as an aware UTC datetime."""
 
 
@@ -230,9 +283,9 @@ class WatchedFlight(DemoBase):
     """The watched flight."""
     note: Mapped[str | None] = mapped_column(String)
     """Free text note of the user."""
-    created_at: Mapped[datetime] = mapped_column(DateTimeUTC)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
     """When the flight was put on the list (aware UTC)."""
-    deleted_at: Mapped[datetime | None] = mapped_column(DateTimeUTC)
+    deleted_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     """When the entry was soft-deleted (aware UTC); None while it is live."""
 
     user: Mapped[DemoUser] = relationship(lazy="raise")
