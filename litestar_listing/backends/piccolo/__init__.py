@@ -4,10 +4,10 @@ from __future__ import annotations
 
 try:
     import piccolo  # noqa: F401
-except ImportError as error:  # pragma: no cover - exercised only without the extra
-    from litestar.exceptions import MissingDependencyException
+except ImportError as error:  # pragma: no cover - run in a subprocess by tests/unit/test_optional_dependencies.py
+    from litestar_listing.backends import MissingExtraError
 
-    raise MissingDependencyException("piccolo", extra="piccolo") from error
+    raise MissingExtraError(error.name or "piccolo", extra="piccolo") from error
 
 from litestar_listing.backends.piccolo.backend import FoldingConnection, PiccoloBackend, prepare_engine
 from litestar_listing.backends.piccolo.introspection import Tables

@@ -5,10 +5,10 @@ from __future__ import annotations
 try:
     import advanced_alchemy  # noqa: F401
     import sqlalchemy  # noqa: F401
-except ImportError as error:  # pragma: no cover - exercised only without the extra
-    from litestar.exceptions import MissingDependencyException
+except ImportError as error:  # pragma: no cover - run in a subprocess by tests/unit/test_optional_dependencies.py
+    from litestar_listing.backends import MissingExtraError
 
-    raise MissingDependencyException("sqlalchemy", extra="sqlalchemy") from error
+    raise MissingExtraError(error.name or "sqlalchemy", extra="sqlalchemy") from error
 
 from litestar_listing.backends.sqlalchemy.backend import SQLAlchemyBackend, prepare_engine
 from litestar_listing.backends.sqlalchemy.introspection import model_graph
