@@ -1,0 +1,133 @@
+"""The Piccolo backend's own traps: engine choice, SQLite connections, configuration errors.
+
+The query semantics are the conformance table's business; this file covers what only Piccolo has.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import tempfile
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from piccolo.engine.sqlite import SQLiteEngine
+from piccolo.querystring import QueryString
+from piccolo.table import create_db_tables
+
+from litestar_listing import ConfigurationError, ListContext, Resource
+from litestar_listing.backends.piccolo import FoldingConnection, PiccoloBackend, prepare_engine
+from litestar_listing.backends.piccolo.compiler import render_condition
+from tests.conformance import piccolo_tables
+from tests.conformance.piccolo_tables import Part, Tag, Thing, User
+from tests.conformance.targets import write_piccolo_rows
+from tests.conftest import BACKENDS
+
+pytestmark = pytest.mark.skipif("piccolo" not in BACKENDS, reason="the Piccolo backend is not selected")
+
+
+def _sqlite_engine(name: str) -> SQLiteEngine:
+    return SQLiteEngine(path=str(Path(tempfile.mkdtemp(prefix="listing-piccolo-")) / f"{name}.sqlite"))
+
+
+async def test_each_backend_runs_on_its_own_engine_in_one_process() -> None:
+    # Piccolo resolves a table's engine once per process (piccolo_conf); two resources over the same
+    # tables on two databases must still each read their own.
+    full, empty = _sqlite_engine("full"), _sqlite_engine("empty")
+    await write_piccolo_rows(full)
+    with piccolo_tables.bound(empty):
+        await create_db_tables(*piccolo_tables.TABLES)
+    resources = [Resource(name, PiccoloBackend(Thing, engine=engine)) for name, engine in (("a", full), ("b", empty))]
+    totals = []
+    for resource in (*resources, *resources):
+        resource.build()
+        page = await resource.backend.fetch(resource.parser.parse([], []), ListContext())
+        totals.append(page.total)
+    assert totals == [31, 0, 31, 0]
+
+
+async def test_the_engine_of_a_call_wins() -> None:
+    full, empty = _sqlite_engine("full"), _sqlite_engine("empty")
+    await write_piccolo_rows(full)
+    with piccolo_tables.bound(empty):
+        await create_db_tables(*piccolo_tables.TABLES)
+    resource = Resource("things", PiccoloBackend(Thing, engine=empty))
+    resource.build()
+    page = await resource.backend.fetch(resource.parser.parse([], []), ListContext(session=full))
+    assert page.total == 31
+
+
+def test_sqlite_connections_fold_unicode_case() -> None:
+    engine = _sqlite_engine("fold")
+    prepare_engine(engine)
+    prepare_engine(engine)  # idempotent
+    connection = sqlite3.connect(**engine.connection_kwargs)
+    try:
+        assert connection.execute("SELECT listing_fold('ÁLBUM Ω')").fetchone() == ("álbum ω",)
+    finally:
+        connection.close()
+
+
+def test_a_foreign_connection_factory_is_refused() -> None:
+    engine = _sqlite_engine("factory")
+    engine.connection_kwargs["factory"] = sqlite3.Connection
+    with pytest.raises(ConfigurationError, match="FoldingConnection"):
+        prepare_engine(engine)
+
+
+def test_a_subclass_of_the_folding_connection_is_kept() -> None:
+    class Custom(FoldingConnection):
+        pass
+
+    engine = _sqlite_engine("custom")
+    engine.connection_kwargs["factory"] = Custom
+    prepare_engine(engine)
+    assert engine.connection_kwargs["factory"] is Custom
+
+
+def test_without_any_engine_the_app_does_not_start() -> None:
+    # No engine= and no piccolo_conf on the path: Piccolo cannot find one, and says so at startup.
+    with pytest.raises(ConfigurationError, match="engine"):
+        PiccoloBackend(Tag).prepare()
+
+
+def test_only_sqlite_and_postgresql_are_supported() -> None:
+    engine: Any = SimpleNamespace(engine_type="cockroach")
+    with pytest.raises(ConfigurationError, match="cockroach"):
+        PiccoloBackend(Tag).compiler(engine)
+
+
+@pytest.mark.parametrize(
+    ("reverse", "message"),
+    [
+        ({"parts": Part}, "must be given as a ForeignKey"),
+        ({"name": Part.thing}, "collides with Thing.name"),
+        ({"tags": Part.thing}, "collides with Thing.tags"),
+    ],
+)
+def test_bad_reverse_relations_are_configuration_errors(reverse: Any, message: str) -> None:
+    with pytest.raises(ConfigurationError, match=message):
+        PiccoloBackend(Thing, reverse=reverse)
+
+
+async def test_loading_a_missing_relation_is_a_configuration_error() -> None:
+    engine = _sqlite_engine("load")
+    resource = Resource("users", PiccoloBackend(User, engine=engine))
+    resource.build()
+    with pytest.raises(ConfigurationError, match="User has no relation 'things'"):
+        await resource.backend.fetch(resource.parser.parse([], []), ListContext(load=("things",)))
+
+
+def test_conditions_render_without_an_engine() -> None:
+    # Rendering Piccolo's own Where would ask Table._meta.db, i.e. piccolo_conf; ours does not.
+    condition = Thing.deleted_at.is_null() & (Thing.owner.name == "Alice")
+    rendered = render_condition(condition)
+    assert rendered.compile_string("postgres") == (
+        '("things"."deleted_at" IS NULL AND "things$owner"."name" = $1)',
+        ["Alice"],
+    )
+    assert [column._meta.name for column in rendered.columns] == ["deleted_at", "name"]
+    assert render_condition(QueryString("1 = 1")).compile_string("sqlite") == ("1 = 1", [])
+    with pytest.raises(TypeError, match="Piccolo condition"):
+        render_condition("deleted_at IS NULL")
