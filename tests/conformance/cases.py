@@ -315,6 +315,19 @@ _TABLE: tuple[Case, ...] = (
         13,
     ),
     Case("op:isnull:decimal", "price__isnull=true&order_by=id", (13, 17, 19), 3),
+    # Decimals compare exactly, also past the column's NUMERIC(10, 2): never rounded to its scale,
+    # never an overflow (DESIGN.md, "Coercion": Decimal exact).
+    Case("op:eq:decimal-beyond-scale", "price=0.001", (), 0),
+    Case("op:in:decimal-beyond-scale", "price__in=0.999,9.995", (), 0),
+    Case("op:ne:decimal-beyond-scale", "price__ne=0.999&id__lte=3&order_by=id", (1, 2, 3), 3),
+    Case("op:range:decimal-beyond-scale", "price__gt=0.995&price__lt=1.005", (11,), 1),
+    Case("op:eq:decimal-beyond-precision", "price=123456789.5", (), 0),
+    Case(
+        "op:lt:decimal-beyond-precision",
+        "price__lt=100000000&order_by=id&count=50",
+        tuple(id_ for id_ in range(1, 32) if id_ not in {13, 17, 19}),
+        28,
+    ),
     # ---------------------------------------------------------------- boolean: active
     Case(
         "op:eq:bool-true",

@@ -7,9 +7,10 @@ subqueries, so no row repeats and totals are exact (DESIGN.md, "Relation paths")
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import ColumnElement, Select, and_, exists, false, func, inspect, literal, or_, select, true
+from sqlalchemy import ColumnElement, Numeric, Select, and_, exists, false, func, inspect, literal, or_, select, true
 from sqlalchemy.orm import aliased
 
 from litestar_listing.backends.base import dispatch
@@ -196,35 +197,46 @@ class StatementCompiler:
     def _ilike(self, column: ColumnElement[Any], pattern: LikePattern) -> ColumnElement[bool]:
         return self._fold(column).like(self._fold(literal(pattern.to_like())), escape=LIKE_ESCAPE)
 
+    # -- values -------------------------------------------------------------------------------
+    @staticmethod
+    def value(value: Any) -> Any:
+        """A coerced value as a bind parameter.
+
+        A value bound with a ``NUMERIC(p, s)`` column's type is cast to it on PostgreSQL, which
+        rounds it to ``s`` places (``price = 0.001`` would find ``0.00``) or overflows past ``p``
+        digits; a plain ``NUMERIC`` keeps decimals exact (DESIGN.md, "Coercion").
+        """
+        return literal(value, Numeric()) if isinstance(value, Decimal) else value
+
     # -- operators (one per entry of core.operators.OPERATORS) --------------------------------
     def op_eq(self, column: ColumnElement[Any], value: Any) -> ColumnElement[bool]:  # noqa: D102
-        comparison: ColumnElement[bool] = column == value
+        comparison: ColumnElement[bool] = column == self.value(value)
         return comparison
 
     def op_ne(self, column: ColumnElement[Any], value: Any) -> ColumnElement[bool]:  # noqa: D102
-        return or_(column != value, column.is_(None))
+        return or_(column != self.value(value), column.is_(None))
 
     def op_gt(self, column: ColumnElement[Any], value: Any) -> ColumnElement[bool]:  # noqa: D102
-        comparison: ColumnElement[bool] = column > value
+        comparison: ColumnElement[bool] = column > self.value(value)
         return comparison
 
     def op_gte(self, column: ColumnElement[Any], value: Any) -> ColumnElement[bool]:  # noqa: D102
-        comparison: ColumnElement[bool] = column >= value
+        comparison: ColumnElement[bool] = column >= self.value(value)
         return comparison
 
     def op_lt(self, column: ColumnElement[Any], value: Any) -> ColumnElement[bool]:  # noqa: D102
-        comparison: ColumnElement[bool] = column < value
+        comparison: ColumnElement[bool] = column < self.value(value)
         return comparison
 
     def op_lte(self, column: ColumnElement[Any], value: Any) -> ColumnElement[bool]:  # noqa: D102
-        comparison: ColumnElement[bool] = column <= value
+        comparison: ColumnElement[bool] = column <= self.value(value)
         return comparison
 
     def op_in(self, column: ColumnElement[Any], value: tuple[Any, ...]) -> ColumnElement[bool]:  # noqa: D102
-        return column.in_(value) if value else false()
+        return column.in_([self.value(item) for item in value]) if value else false()
 
     def op_nin(self, column: ColumnElement[Any], value: tuple[Any, ...]) -> ColumnElement[bool]:  # noqa: D102
-        return or_(column.not_in(value), column.is_(None)) if value else true()
+        return or_(column.not_in([self.value(item) for item in value]), column.is_(None)) if value else true()
 
     def op_isnull(self, column: ColumnElement[Any], value: bool) -> ColumnElement[bool]:  # noqa: D102, FBT001
         return column.is_(None) if value else column.is_not(None)
