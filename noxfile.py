@@ -33,7 +33,11 @@ def tests(session: nox.Session, backend: str, database: str) -> None:
     _install(session, "test")
     env = {"LISTING_BACKENDS": backend, "LISTING_DATABASES": database}
     # The engine and plugin tests need no database; the conformance table runs in every session.
-    paths = ["tests/unit", "tests/plugin"] if backend == "memory" else ["tests/demo"]
+    paths = (
+        ["tests/unit", "tests/plugin"]
+        if backend == "memory"
+        else ["tests/backends", "tests/demo", "tests/differential"]
+    )
     session.run("pytest", *paths, "tests/conformance", *session.posargs, env=env)
 
 
@@ -47,9 +51,10 @@ def lint(session: nox.Session) -> None:
 
 @nox.session
 def typecheck(session: nox.Session) -> None:
-    """mypy --strict over the package and the tests."""
+    """mypy --strict and pyright over the package and the tests."""
     _install(session, "typecheck")
     session.run("mypy")
+    session.run("pyright")
 
 
 @nox.session

@@ -77,7 +77,7 @@ class Target:
             yield ListContext(session=session)
 
 
-def _resources(make: Any) -> dict[str, Resource]:
+def things_resources(make: Any) -> dict[str, Resource]:
     return {name: Resource(name, make(name), combine=combine, **THINGS_OPTIONS) for name, combine in RESOURCES.items()}
 
 
@@ -89,10 +89,10 @@ def memory_target() -> Target:
         selected = [row for row in rows if row["id"] not in DELETED_IDS] if name == "things_live" else rows
         return MemoryBackend(graph, selected, computed={"part_count": PART_COUNT})
 
-    return Target("memory", _resources(make))
+    return Target("memory", things_resources(make))
 
 
-def _sqlalchemy_backend(name: str) -> ListingBackend:
+def sqlalchemy_backend(name: str) -> ListingBackend:
     part_count = select(func.count(Part.id)).where(Part.thing_id == Thing.id).correlate(Thing).scalar_subquery()
     live = (lambda statement: statement.where(Thing.deleted_at.is_(None))) if name == "things_live" else None
     return SQLAlchemyBackend(Thing, statement=live, computed={"part_count": part_count})
@@ -114,12 +114,12 @@ async def sqlalchemy_target(database: str) -> AsyncIterator[Target]:
             for table, rows in table_rows():
                 if rows:
                     await connection.execute(insert(table), rows)
-        yield Target(f"sqlalchemy:{database}", _resources(_sqlalchemy_backend), async_sessionmaker(engine))
+        yield Target(f"sqlalchemy:{database}", things_resources(sqlalchemy_backend), async_sessionmaker(engine))
     finally:
         await engine.dispose()
 
 
-def _piccolo_backend(name: str) -> ListingBackend:
+def piccolo_backend(name: str) -> ListingBackend:
     thing = piccolo_tables.Thing
     part_count = QueryString('(SELECT COUNT(*) FROM "parts" WHERE "parts"."thing_id" = {})', thing.id)
     return PiccoloBackend(
@@ -161,7 +161,7 @@ async def piccolo_target(database: str) -> AsyncIterator[Target]:
     if isinstance(engine, PostgresEngine):
         await engine.start_connection_pool()
     try:
-        yield Target(f"piccolo:{database}", _resources(_piccolo_backend), engine=engine)
+        yield Target(f"piccolo:{database}", things_resources(piccolo_backend), engine=engine)
     finally:
         if isinstance(engine, PostgresEngine):
             await engine.close_connection_pool()
