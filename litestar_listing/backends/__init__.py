@@ -1,7 +1,8 @@
 """Storage backends: each compiles a ``ListQuery`` for one kind of store.
 
 Backends other than ``memory`` need an optional extra; import them from their subpackage
-(``litestar_listing.backends.sqlalchemy``), which names the extra when it is missing.
+(``litestar_listing.backends.sqlalchemy``, ``litestar_listing.backends.piccolo``), which raise
+``MissingExtraError`` naming the extra when it is missing.
 """
 
 from __future__ import annotations

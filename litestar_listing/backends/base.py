@@ -68,8 +68,8 @@ class Page:
 class ListingBackend(Protocol):
     """A store that lists one model.
 
-    Implementations: ``backends.memory.MemoryBackend`` (the reference) and
-    ``backends.sqlalchemy.SQLAlchemyBackend``.
+    Implementations: ``backends.memory.MemoryBackend`` (the reference),
+    ``backends.sqlalchemy.SQLAlchemyBackend`` and ``backends.piccolo.PiccoloBackend``.
     """
 
     capabilities: Capabilities
