@@ -15,7 +15,7 @@ import pytest
 from sqlalchemy import event
 
 from litestar_listing import ListContext
-from tests.conformance.fixture import COMPANIES, PARTS, ROLES, TAGS, THING_TAGS, THINGS, USERS
+from tests.conformance.fixture import THINGS, USERS, company_row, part_rows, role_row, tag_rows
 from tests.conformance.targets import Target, piccolo_target, sqlalchemy_target, target_ids
 
 LOAD = ("owner__manager__role", "reviewer", "company", "tags", "parts__supplier")
@@ -23,14 +23,6 @@ THING_COLUMNS = (
     "id", "name", "status", "quantity", "weight", "price", "active", "release_date", "created_at", "uid",
     "note", "owner_id", "reviewer_id", "company_id", "deleted_at",
 )  # fmt: skip
-
-
-def _company(company_id: int | None) -> dict[str, Any] | None:
-    return next(({"id": id_, "name": name} for id_, name in COMPANIES if id_ == company_id), None)
-
-
-def _role(role_id: int | None) -> dict[str, Any] | None:
-    return next(({"id": id_, "code": code, "label": label} for id_, code, label in ROLES if id_ == role_id), None)
 
 
 def _user(user_id: int | None, nested: tuple[str, ...]) -> dict[str, Any] | None:
@@ -47,7 +39,7 @@ def _user(user_id: int | None, nested: tuple[str, ...]) -> dict[str, Any] | None
             if "manager" in nested:
                 user["manager"] = _user(manager_id, ("role",))
             if "role" in nested:
-                user["role"] = _role(role_id)
+                user["role"] = role_row(role_id)
             return user
     return None
 
@@ -57,21 +49,9 @@ def expected_thing(thing_id: int) -> dict[str, Any]:
     thing: dict[str, Any] = dict(zip(THING_COLUMNS, values, strict=True))
     thing["owner"] = _user(thing["owner_id"], ("manager",))
     thing["reviewer"] = _user(thing["reviewer_id"], ())
-    thing["company"] = _company(thing["company_id"])
-    tag_ids = {tag for owner, tag in THING_TAGS if owner == thing_id}
-    thing["tags"] = [{"id": id_, "name": name} for id_, name in TAGS if id_ in tag_ids]
-    thing["parts"] = [
-        {
-            "id": part_id,
-            "thing_id": owner,
-            "name": name,
-            "quantity": quantity,
-            "supplier_id": supplier,
-            "supplier": _company(supplier),
-        }
-        for part_id, owner, name, quantity, supplier in PARTS
-        if owner == thing_id
-    ]
+    thing["company"] = company_row(thing["company_id"])
+    thing["tags"] = tag_rows(thing_id)
+    thing["parts"] = part_rows(thing_id)
     thing["part_count"] = len(thing["parts"])
     return thing
 

@@ -33,9 +33,13 @@ __all__ = (
     "THINGS",
     "THING_TAGS",
     "USERS",
+    "company_row",
     "memory_rows",
     "orm_objects",
+    "part_rows",
+    "role_row",
     "table_rows",
+    "tag_rows",
 )
 
 
@@ -213,14 +217,16 @@ PARTS: tuple[tuple[int, int, str, int | None, int | None], ...] = (
 _USER_COLUMNS = ("id", "name", "email", "company_id", "role_id", "manager_id", "password_hash")
 
 
-def _company(company_id: int | None) -> dict[str, Any] | None:
+def company_row(company_id: int | None) -> dict[str, Any] | None:
+    """The company ``company_id`` as a dict, or None."""
     for row in COMPANIES:
         if row[0] == company_id:
             return {"id": row[0], "name": row[1]}
     return None
 
 
-def _role(role_id: int | None) -> dict[str, Any] | None:
+def role_row(role_id: int | None) -> dict[str, Any] | None:
+    """The role ``role_id`` as a dict, or None."""
     for row in ROLES:
         if row[0] == role_id:
             return {"id": row[0], "code": row[1], "label": row[2]}
@@ -234,14 +240,15 @@ def _user(user_id: int | None, depth: int) -> dict[str, Any] | None:
             continue
         user: dict[str, Any] = dict(zip(_USER_COLUMNS, row, strict=True))
         if depth < 3:
-            user["company"] = _company(user["company_id"])
-            user["role"] = _role(user["role_id"])
+            user["company"] = company_row(user["company_id"])
+            user["role"] = role_row(user["role_id"])
             user["manager"] = _user(user["manager_id"], depth + 1)
         return user
     return None
 
 
-def _parts(thing_id: int) -> list[dict[str, Any]]:
+def part_rows(thing_id: int) -> list[dict[str, Any]]:
+    """The parts of thing ``thing_id`` in id order, each with its ``supplier`` nested."""
     return [
         {
             "id": part_id,
@@ -249,14 +256,15 @@ def _parts(thing_id: int) -> list[dict[str, Any]]:
             "name": name,
             "quantity": quantity,
             "supplier_id": supplier_id,
-            "supplier": _company(supplier_id),
+            "supplier": company_row(supplier_id),
         }
         for part_id, owner, name, quantity, supplier_id in PARTS
         if owner == thing_id
     ]
 
 
-def _tags(thing_id: int) -> list[dict[str, Any]]:
+def tag_rows(thing_id: int) -> list[dict[str, Any]]:
+    """The tags of thing ``thing_id`` in id order."""
     wanted = [tag_id for owner, tag_id in THING_TAGS if owner == thing_id]
     return [{"id": tag_id, "name": name} for tag_id, name in TAGS if tag_id in wanted]
 
@@ -275,9 +283,9 @@ def memory_rows() -> list[dict[str, Any]]:
         row: dict[str, Any] = dict(zip(_THING_COLUMNS, values, strict=True))
         row["owner"] = _user(row["owner_id"], 1)
         row["reviewer"] = _user(row["reviewer_id"], 1)
-        row["company"] = _company(row["company_id"])
-        row["tags"] = _tags(row["id"])
-        row["parts"] = _parts(row["id"])
+        row["company"] = company_row(row["company_id"])
+        row["tags"] = tag_rows(row["id"])
+        row["parts"] = part_rows(row["id"])
         row["part_count"] = len(row["parts"])
         rows.append(row)
     return rows

@@ -16,7 +16,7 @@ from piccolo.engine.sqlite import SQLiteEngine
 from piccolo.querystring import QueryString
 from piccolo.table import create_db_tables, drop_db_tables
 from sqlalchemy import func, insert, select
-from sqlalchemy.ext.asyncio import async_sessionmaker, create_async_engine
+from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 
 from litestar_listing import ListContext, ListingBackend, MemoryBackend, Resource
 from litestar_listing.backends.base import Capabilities
@@ -98,6 +98,16 @@ def sqlalchemy_backend(name: str) -> ListingBackend:
     return SQLAlchemyBackend(Thing, statement=live, computed={"part_count": part_count})
 
 
+async def write_sqlalchemy_rows(engine: AsyncEngine) -> None:
+    """Create the conformance tables anew with SQLAlchemy and insert the fixture rows."""
+    async with engine.begin() as connection:
+        await connection.run_sync(ConformanceBase.metadata.drop_all)
+        await connection.run_sync(ConformanceBase.metadata.create_all)
+        for table, rows in table_rows():
+            if rows:
+                await connection.execute(insert(table), rows)
+
+
 @asynccontextmanager
 async def sqlalchemy_target(database: str) -> AsyncIterator[Target]:
     if database == "sqlite":
@@ -108,12 +118,7 @@ async def sqlalchemy_target(database: str) -> AsyncIterator[Target]:
     engine = create_async_engine(url)
     prepare_engine(engine)
     try:
-        async with engine.begin() as connection:
-            await connection.run_sync(ConformanceBase.metadata.drop_all)
-            await connection.run_sync(ConformanceBase.metadata.create_all)
-            for table, rows in table_rows():
-                if rows:
-                    await connection.execute(insert(table), rows)
+        await write_sqlalchemy_rows(engine)
         yield Target(f"sqlalchemy:{database}", things_resources(sqlalchemy_backend), async_sessionmaker(engine))
     finally:
         await engine.dispose()

@@ -25,8 +25,7 @@ from litestar_listing.backends.piccolo import PiccoloBackend
 from litestar_listing.backends.sqlalchemy import SQLAlchemyBackend, model_graph, prepare_engine
 from litestar_listing.demo import models, piccolo_tables
 from litestar_listing.demo.data import read_airlines, read_airports, read_flights, read_planes
-from tests.conformance.fixture import memory_rows, table_rows
-from tests.conformance.models import ConformanceBase
+from tests.conformance.fixture import memory_rows
 from tests.conformance.targets import (
     Target,
     memory_target,
@@ -34,6 +33,7 @@ from tests.conformance.targets import (
     sqlalchemy_backend,
     things_resources,
     write_piccolo_rows,
+    write_sqlalchemy_rows,
 )
 from tests.conftest import async_url, postgres_database_url
 
@@ -124,12 +124,7 @@ async def _fixture(place: Place) -> AsyncIterator[Loaded]:
     engine = create_async_engine(place.sqlalchemy_url("fixture_sqlalchemy"))
     prepare_engine(engine)
     try:
-        async with engine.begin() as connection:
-            await connection.run_sync(ConformanceBase.metadata.drop_all)
-            await connection.run_sync(ConformanceBase.metadata.create_all)
-            for table, rows in table_rows():
-                if rows:
-                    await connection.execute(insert(table), rows)
+        await write_sqlalchemy_rows(engine)
         piccolo = place.piccolo_engine("fixture_piccolo")
         await write_piccolo_rows(piccolo)
         async with _piccolo_pool(piccolo):
