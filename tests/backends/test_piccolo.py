@@ -10,6 +10,7 @@ import tempfile
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
+from urllib.parse import parse_qsl
 
 import pytest
 from piccolo.engine.sqlite import SQLiteEngine
@@ -131,3 +132,31 @@ def test_conditions_render_without_an_engine() -> None:
     assert render_condition(QueryString("1 = 1")).compile_string("sqlite") == ("1 = 1", [])
     with pytest.raises(TypeError, match="Piccolo condition"):
         render_condition("deleted_at IS NULL")
+
+
+@pytest.mark.parametrize(
+    ("query", "ids"),
+    [
+        # Manager chains of the fixture: Frank -> Carol -> Bob -> Alice; Eve, Zoë -> Dave; alice -> Alice.
+        ("reports__name=Bob", [1]),
+        ("reports__name__in=Eve,Carol", [2, 4]),
+        ("reports__reports__name=Carol", [1]),
+        ("reports__id__isnull=false", [1, 2, 3, 4]),
+        ("reports__name__istartswith=ALICE", [1]),  # alice reports to Alice
+        ("manager__reports__name=Zoë", [5, 7]),
+    ],
+)
+async def test_a_self_referencing_to_many_relation(query: str, ids: list[int]) -> None:
+    # The reason to-many paths are semi-joins: "users" inside a subquery of a "users" query.
+    engine = _sqlite_engine("reports")
+    await write_piccolo_rows(engine)
+    resource = Resource(
+        "users",
+        PiccoloBackend(User, engine=engine, reverse={"reports": User.manager}),
+        filter_fields=("*", "reports__id", "reports__name", "reports__reports__name", "manager__reports__name"),
+        default_order=("id",),
+    )
+    resource.build()
+    page = await resource.backend.fetch(resource.parser.parse(parse_qsl(query), []), ListContext())
+    assert [item["id"] for item in page.items] == ids
+    assert page.total == len(ids)
