@@ -13,7 +13,7 @@ from piccolo.querystring import QueryString
 from litestar_listing.backends.base import Capabilities, ListContext, Page
 from litestar_listing.backends.piccolo.compiler import FOLD_FUNCTION, Dialect, QueryCompiler, render_condition
 from litestar_listing.backends.piccolo.introspection import Tables, field_info
-from litestar_listing.backends.piccolo.loading import Selection, load_many, plan
+from litestar_listing.backends.piccolo.loading import Node, Selection, load_many, plan
 from litestar_listing.core.errors import ConfigurationError
 from litestar_listing.core.query import ListQuery, load_tree
 from litestar_listing.core.schema import FieldInfo, ModelGraph
@@ -26,6 +26,9 @@ if TYPE_CHECKING:
 __all__ = ("FoldingConnection", "PiccoloBackend", "prepare_engine")
 
 _DIALECTS: Mapping[str, Dialect] = {"sqlite": "sqlite", "postgres": "postgres"}
+
+_PageSelection = tuple[Node, list[QueryString], list[tuple[str, str]]]
+"""The listed entity's plan, the page's select list, and ``(computed name, alias)`` pairs."""
 
 
 def _fold(value: Any) -> Any:
@@ -105,6 +108,7 @@ class PiccoloBackend:
             self._computed[name] = expression
             self._computed_fields[name] = field_info(name, column, computed=True)
         self._compilers: dict[str, QueryCompiler] = {}
+        self._selections: dict[tuple[str, ...], _PageSelection] = {}
 
     def model_graph(self) -> ModelGraph:
         """The table and its relations, introspected once."""
@@ -156,6 +160,20 @@ class PiccoloBackend:
             self._compilers[engine.engine_type] = compiler
         return compiler
 
+    def _page_selection(self, load: tuple[str, ...]) -> _PageSelection:
+        """What the page statement selects for ``load``: built once per distinct ``load``, then reused.
+
+        Raises:
+            ConfigurationError: ``load`` names no relation.
+        """
+        cached = self._selections.get(load)
+        if cached is None:
+            selection = Selection()
+            node = plan(self._tables, self.table, self.table, load_tree(load), selection, optional=False)
+            extras = [(name, selection.add(expression)) for name, expression in self._computed.items()]
+            cached = self._selections[load] = (node, selection.columns, extras)
+        return cached
+
     async def fetch(self, query: ListQuery, context: ListContext) -> Page:
         """Run the page statement, the total when the page does not tell it, and the eager loads.
 
@@ -169,10 +187,8 @@ class PiccoloBackend:
         async def run(statement: QueryString) -> list[dict[str, Any]]:
             return engine.transform_response_to_dicts(await engine.run_querystring(statement))
 
-        selection = Selection()
-        node = plan(self._tables, self.table, self.table, load_tree(context.load), selection, optional=False)
-        extras = [(name, selection.add(expression)) for name, expression in self._computed.items()]
-        page_statement, total_statement = compiler.compile(query, selection.columns)
+        node, columns, extras = self._page_selection(context.load)
+        page_statement, total_statement = compiler.compile(query, columns)
         rows = await run(page_statement)
         window = query.window
         if (rows and len(rows) < window.count) or (not rows and window.page == 1):
