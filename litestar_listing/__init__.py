@@ -15,7 +15,17 @@ from litestar_listing.core.errors import (
 )
 from litestar_listing.core.operators import OPERATORS, Operator
 from litestar_listing.core.parsing import Limits, QueryParser
-from litestar_listing.core.query import Combine, FieldPath, Filter, ListQuery, OrderTerm, Search, Window
+from litestar_listing.core.query import (
+    Combine,
+    FieldPath,
+    Filter,
+    FilterSyntax,
+    ListQuery,
+    OrderTerm,
+    RawFilter,
+    Search,
+    Window,
+)
 from litestar_listing.core.schema import ALL_FIELDS, FieldMap, ValueType
 from litestar_listing.plugin import (
     EnrichContext,
@@ -37,6 +47,7 @@ __all__ = (
     "FieldMap",
     "FieldPath",
     "Filter",
+    "FilterSyntax",
     "ForcedFilter",
     "InvalidQueryError",
     "Limits",
@@ -52,6 +63,7 @@ __all__ = (
     "Pagination",
     "ParameterError",
     "QueryParser",
+    "RawFilter",
     "Resource",
     "Search",
     "UnsupportedQueryError",

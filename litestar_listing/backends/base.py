@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from litestar_listing.core.errors import UnsupportedQueryError
 from litestar_listing.core.operators import OPERATORS
+from litestar_listing.core.query import Filter, FilterSyntax, RawFilter
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -15,7 +16,7 @@ if TYPE_CHECKING:
     from litestar_listing.core.query import ListQuery
     from litestar_listing.core.schema import FieldInfo, ModelGraph
 
-__all__ = ("Capabilities", "ListContext", "ListingBackend", "Page", "dispatch")
+__all__ = ("Capabilities", "ListContext", "ListingBackend", "Page", "dispatch", "field_filter")
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,12 +28,17 @@ class Capabilities:
         relation_paths: Filters, search and order through relations (spec §4.4.6).
         to_many_paths: Filters and search through to-many relations.
         computed_order: Ordering by a computed alias mapped to an expression (spec §4.3.2).
+        filter_syntax: How filter names are read: relation paths and operator suffixes
+            (relational stores, spec §4.4.6-7) or the document-store rules (spec §4.4.8-9).
+        raw_filters: Compiles ``RawFilter`` (allowlisted raw store keys, spec §4.4.9).
     """
 
     operators: frozenset[str] = frozenset(OPERATORS)
     relation_paths: bool = True
     to_many_paths: bool = True
     computed_order: bool = True
+    filter_syntax: FilterSyntax = FilterSyntax.RELATIONAL
+    raw_filters: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +75,8 @@ class ListingBackend(Protocol):
     """A store that lists one model.
 
     Implementations: ``backends.memory.MemoryBackend`` (the reference),
-    ``backends.sqlalchemy.SQLAlchemyBackend`` and ``backends.piccolo.PiccoloBackend``.
+    ``backends.sqlalchemy.SQLAlchemyBackend``, ``backends.piccolo.PiccoloBackend`` and
+    ``backends.beanie.BeanieBackend``.
     """
 
     capabilities: Capabilities
@@ -106,3 +113,15 @@ def dispatch(visitor: object, prefix: str, name: str) -> Callable[..., Any]:
         msg = f"{type(visitor).__name__} cannot compile {prefix} {name!r}"
         raise UnsupportedQueryError(msg)
     return method  # type: ignore[no-any-return]
+
+
+def field_filter(item: Filter | RawFilter) -> Filter:
+    """``item`` as a field ``Filter``, for backends without raw store filters.
+
+    Raises:
+        UnsupportedQueryError: ``item`` is a ``RawFilter`` (only document stores compile them).
+    """
+    if isinstance(item, RawFilter):
+        msg = f"raw store filter {item.key!r} reached a backend that has no raw filters"
+        raise UnsupportedQueryError(msg)
+    return item

@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from litestar_listing.backends.base import Capabilities, ListContext, Page, dispatch
+from litestar_listing.backends.base import Capabilities, ListContext, Page, dispatch, field_filter
 from litestar_listing.core.query import Combine, FieldPath, Filter, ListQuery, OrderTerm, Search
 from litestar_listing.core.schema import FieldInfo, ModelGraph
 from litestar_listing.core.text import LikePattern, fold_case
@@ -65,7 +65,7 @@ class MemoryBackend:
             return False
         if query.filters:
             combine = all if query.combine is Combine.AND else any
-            if not combine(self._filter(row, item) for item in query.filters):
+            if not combine(self._filter(row, field_filter(item)) for item in query.filters):
                 return False
         return query.search is None or self._search(row, query.search)
 

@@ -37,6 +37,8 @@ class CoercionError(ValueError):
 
 def describe_type(info: FieldInfo) -> str:
     """A readable description of the values ``info`` accepts, for messages and OpenAPI."""
+    if info.expected:
+        return info.expected
     if info.type is ValueType.INTEGER:
         low, high = -(2 ** (info.bits - 1)), 2 ** (info.bits - 1) - 1
         return f"an integer from {low} to {high}"

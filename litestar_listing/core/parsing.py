@@ -18,15 +18,17 @@ from litestar_listing.core.query import (
     Combine,
     FieldPath,
     Filter,
+    FilterSyntax,
     ListQuery,
     OrderTerm,
+    RawFilter,
     Search,
     Window,
 )
 from litestar_listing.core.schema import ExposedField, FieldMap, closest
 from litestar_listing.core.text import parse_like
 
-__all__ = ("MAX_OFFSET", "RESERVED", "Limits", "QueryParser", "forced_filter")
+__all__ = ("MAX_OFFSET", "RESERVED", "Limits", "QueryParser", "forced_filter", "is_raw_key")
 
 RESERVED = ("page", "count", "search", "order_by")
 """The reserved query parameters (spec §4.1); every other name is a filter."""
@@ -56,6 +58,11 @@ class Limits:
     max_filters: int = 50
 
 
+def is_raw_key(key: str) -> bool:
+    """Whether a filter name is a raw store key: it contains ``.`` or ``$`` (spec §4.4.9)."""
+    return "." in key or "$" in key
+
+
 def _short(text: str, limit: int = 40) -> str:
     return repr(text if len(text) <= limit else text[:limit] + "…")
 
@@ -70,12 +77,19 @@ class QueryParser:
         limits: Request bounds.
         ignore_unknown: Drop filters that are not exposed instead of answering 400 (the
             document-store default of spec §4.4.9; relational resources opt in).
+        syntax: How filter names are read: ``RELATIONAL`` (``path[__operator]``, spec §4.4.6-7)
+            or ``DOCUMENT`` (spec §4.4.8-9: own fields and reference aliases by equality, no
+            operator suffixes, so ``name__eq`` is an unknown name).
+        raw_keys: For ``DOCUMENT``, the raw store keys (containing ``.`` or ``$``) clients may
+            send; they become ``RawFilter`` nodes. Any other raw key is an unknown name.
     """
 
     field_map: FieldMap
     combine: Combine = Combine.AND
     limits: Limits = field(default_factory=Limits)
     ignore_unknown: bool = False
+    syntax: FilterSyntax = FilterSyntax.RELATIONAL
+    raw_keys: frozenset[str] = frozenset()
 
     def parse(self, params: Iterable[tuple[str, str]], forced_filters: Sequence[Filter] = ()) -> ListQuery:
         """Turn query parameters into a ``ListQuery``.
@@ -167,15 +181,23 @@ class QueryParser:
 
     def _filters(
         self, params: list[tuple[str, str]], forced_keys: set[str], errors: list[ParameterError]
-    ) -> list[Filter]:
+    ) -> list[Filter | RawFilter]:
         if len(params) > self.limits.max_filters:
             key = params[self.limits.max_filters][0]
             errors.append(ParameterError(key, f"at most {self.limits.max_filters} filter parameters per request"))
             return []
         groups: dict[tuple[str, str], list[tuple[str, str]]] = {}
         targets: dict[tuple[str, str], tuple[ExposedField, Operator]] = {}
+        raw: dict[str, list[str]] = {}
+        document = self.syntax is FilterSyntax.DOCUMENT
         for key, value in params:
-            resolved = self._resolve_key(key, errors)
+            if document and is_raw_key(key):
+                if key in self.raw_keys:
+                    raw.setdefault(key, []).append(value)
+                elif not self.ignore_unknown:
+                    errors.append(ParameterError(key, "is not a filter of this resource."))
+                continue
+            resolved = self._resolve_document_key(key, errors) if document else self._resolve_key(key, errors)
             if resolved is None:
                 continue
             exposed, operator = resolved
@@ -184,13 +206,37 @@ class QueryParser:
                 continue
             groups.setdefault(group, []).append((key, value))
             targets[group] = resolved
-        filters: list[Filter] = []
+        filters: list[Filter | RawFilter] = []
         for group, items in groups.items():
             exposed, operator = targets[group]
             built = self._build(exposed, operator, items, errors)
             if built is not None:
                 filters.append(built)
+        for key, values in raw.items():
+            if len(values) > self.limits.max_in_values:
+                errors.append(ParameterError(key, f"at most {self.limits.max_in_values} values"))
+            elif any("\x00" in value for value in values):
+                errors.append(ParameterError(key, "expected text without NUL characters"))
+            else:
+                filters.append(RawFilter(key, tuple(dict.fromkeys(values))))
         return filters
+
+    def _unknown(self, key: str, name: str, errors: list[ParameterError]) -> None:
+        if not self.ignore_unknown:
+            hint = closest(name, self.field_map.filterable)
+            errors.append(ParameterError(key, "is not a filter of this resource" + _did_you_mean(hint)))
+
+    def _resolve_document_key(self, key: str, errors: list[ParameterError]) -> tuple[ExposedField, Operator] | None:
+        """Spec §4.4.9: a field by equality, or a reference by its name or ``<field>_id``."""
+        exposed = self.field_map.filterable.get(key)
+        if exposed is None:
+            relation = self.field_map.graph.root_entity.relations.get(key)
+            if relation is not None and relation.key_field is not None:
+                exposed = self.field_map.filterable.get(relation.key_field)
+        if exposed is None:
+            self._unknown(key, key, errors)
+            return None
+        return exposed, OPERATORS["eq"]
 
     def _resolve_key(self, key: str, errors: list[ParameterError]) -> tuple[ExposedField, Operator] | None:
         head, sep, tail = key.rpartition(LOOKUP_SEP)
@@ -199,10 +245,7 @@ class QueryParser:
         operator = operator or OPERATORS["eq"]
         exposed = self.field_map.filterable.get(name)
         if exposed is None:
-            if not self.ignore_unknown:
-                hint = closest(name, self.field_map.filterable)
-                message = "is not a filter of this resource" + _did_you_mean(hint)
-                errors.append(ParameterError(key, message))
+            self._unknown(key, name, errors)
             return None
         if not operator.applies_to(exposed.field.type):
             usable = [op.name for op in OPERATORS.values() if op.applies_to(exposed.field.type)]

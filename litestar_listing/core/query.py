@@ -18,8 +18,10 @@ __all__ = (
     "Combine",
     "FieldPath",
     "Filter",
+    "FilterSyntax",
     "ListQuery",
     "OrderTerm",
+    "RawFilter",
     "Search",
     "Window",
     "load_tree",
@@ -34,6 +36,18 @@ class Combine(str, enum.Enum):
 
     AND = "and"
     OR = "or"
+
+
+class FilterSyntax(str, enum.Enum):
+    """How filter parameter names are read; fixed by the backend's kind of store.
+
+    ``RELATIONAL``: ``path[__operator]`` with relation paths and operator suffixes (spec §4.4.6-7).
+    ``DOCUMENT``: own fields and reference aliases by equality only, raw keys with ``.``/``$``
+    when allowlisted, unknown keys ignored unless the resource opts into a 400 (spec §4.4.8-9).
+    """
+
+    RELATIONAL = "relational"
+    DOCUMENT = "document"
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +113,22 @@ class Filter:
 
 
 @dataclass(frozen=True, slots=True)
+class RawFilter:
+    """A raw store filter a document-store resource allowlists (spec §4.4.9, first row).
+
+    The key is passed to the store unchanged; the values are the client's text, unconverted.
+
+    Attributes:
+        key: The store's own key, e.g. ``meta.color``; always contains ``.`` or ``$`` and never
+            names a top-level operator (checked when the resource is built).
+        values: One value for equality, several (a repeated parameter) for membership.
+    """
+
+    key: str
+    values: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Search:
     """Case-insensitive substring search over several fields, combined with OR (spec §4.2).
 
@@ -150,7 +180,7 @@ class ListQuery:
     orders by ``order`` (which always ends with the primary key) and cuts ``window``.
 
     Attributes:
-        filters: The client's filters (spec §4.4).
+        filters: The client's filters (spec §4.4); ``RawFilter`` only for document stores.
         combine: How ``filters`` combine with each other (spec §4.4.1-2).
         search: The search, if the client sent one (spec §4.2).
         order: The ordering terms, the primary-key tie-breaker last (DESIGN.md, "Order").
@@ -158,7 +188,7 @@ class ListQuery:
         forced_filters: Server-side filters, always ANDed outside ``filters`` (spec §4.4.10).
     """
 
-    filters: tuple[Filter, ...] = ()
+    filters: tuple[Filter | RawFilter, ...] = ()
     combine: Combine = Combine.AND
     search: Search | None = None
     order: tuple[OrderTerm, ...] = ()

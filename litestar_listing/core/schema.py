@@ -63,6 +63,8 @@ class FieldInfo:
             receive the value converted to UTC without an offset.
         private: Never filtered, searched, ordered on nor listed, through any path.
         computed: Not a column but an expression the resource maps (spec §4.3.2).
+        expected: What a valid value looks like, for error messages and OpenAPI (e.g. "a
+            24-character hexadecimal ObjectId"); empty means the type's own description.
     """
 
     name: str
@@ -74,6 +76,7 @@ class FieldInfo:
     timezone: bool = True
     private: bool = False
     computed: bool = False
+    expected: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,11 +87,15 @@ class RelationInfo:
         name: The relation attribute, as used in paths (``airline`` in ``airline__name``).
         target: The name of the target entity in the ``ModelGraph``.
         to_many: True for one-to-many and many-to-many relations.
+        key_field: For a to-one reference, the field of the source entity holding the referenced
+            record's identifier (``owner_id``): document-store filters accept the relation's own
+            name as an alias of it (spec §4.4.9).
     """
 
     name: str
     target: str
     to_many: bool = False
+    key_field: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

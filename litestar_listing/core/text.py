@@ -15,6 +15,7 @@ __all__ = (
     "LIKE_ESCAPE",
     "LikePattern",
     "Wildcard",
+    "caseless_regex",
     "contains_pattern",
     "fold_case",
     "parse_like",
@@ -48,6 +49,47 @@ def fold_case(text: str) -> str:
     if text.isascii():
         return text.lower()
     return text.translate(_fold_table())
+
+
+@functools.cache
+def _case_variants() -> dict[str, str]:
+    # folded character -> every character that folds to it, itself included, in code-point order.
+    variants: dict[str, set[str]] = {}
+    for code, folded in _fold_table().items():
+        variants.setdefault(folded, {folded}).add(chr(code))
+    return {folded: "".join(sorted(chars)) for folded, chars in variants.items()}
+
+
+def _regex_literal(char: str) -> str:
+    # ASCII punctuation and space are escaped; a backslash before them is literal in PCRE and in
+    # Python's re alike. Letters, digits and non-ASCII characters are literal as they are.
+    return "\\" + char if char.isascii() and not char.isalnum() else char
+
+
+def caseless_regex(text: str) -> str:
+    """A regular expression that finds ``text`` as a substring ignoring case, by ``fold_case``.
+
+    Every character becomes either an escaped literal or a class of the characters that fold to
+    the same character (``"Ál"`` -> ``"[Áá][Ll]"``), so a document store's ``$regex`` matches
+    exactly where ``fold_case(text) in fold_case(value)`` holds, without relying on the regex
+    engine's own notion of case. The result has no quantifier, alternation or group: client text
+    cannot inject regex syntax, and matching is linear in the searched value (no ReDoS).
+
+    Args:
+        text: Literal search text (spec §4.2); NUL characters are refused earlier by parsing.
+
+    Returns:
+        The pattern, valid for PCRE (MongoDB) and Python's ``re``.
+    """
+    variants = _case_variants()
+    out: list[str] = []
+    for char in text:
+        chars = variants.get(fold_case(char), char)
+        if len(chars) == 1:
+            out.append(_regex_literal(char))
+        else:
+            out.append("[" + "".join(_regex_literal(member) for member in chars) + "]")
+    return "".join(out)
 
 
 class Wildcard(enum.Enum):

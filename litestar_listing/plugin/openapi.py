@@ -15,7 +15,7 @@ from litestar.openapi.spec import OpenAPIMediaType, OpenAPIResponse, OpenAPIType
 
 from litestar_listing.core.coercion import describe_type
 from litestar_listing.core.operators import OPERATORS, ValueKind
-from litestar_listing.core.query import LOOKUP_SEP
+from litestar_listing.core.query import LOOKUP_SEP, FilterSyntax
 from litestar_listing.core.schema import FieldInfo, ValueType
 
 if TYPE_CHECKING:
@@ -51,7 +51,8 @@ def list_parameters(resource: Resource) -> list[Parameter]:
     Returns:
         ``page``, ``count``, ``search`` (when the resource has searchable fields), ``order_by``
         with a pattern of its allowed names, and one parameter per exposed filter path and
-        operator (``path`` for equality, ``path__op`` otherwise).
+        operator (``path`` for equality, ``path__op`` otherwise); for document-store resources
+        one per field, reference alias and raw key instead (spec §4.4.9).
     """
     field_map, limits = resource.field_map, resource.limits
     parameters = [
@@ -96,6 +97,8 @@ def list_parameters(resource: Resource) -> list[Parameter]:
             schema=Schema(type=OpenAPIType.STRING, pattern=f"^{term}(,{term})*$"),
         )
     )
+    if resource.backend.capabilities.filter_syntax is FilterSyntax.DOCUMENT:
+        return parameters + _document_filters(resource)
     for name, exposed in field_map.filterable.items():
         info = exposed.field
         for operator in OPERATORS.values():
@@ -121,6 +124,42 @@ def list_parameters(resource: Resource) -> list[Parameter]:
                     explode=explode,
                 )
             )
+    return parameters
+
+
+def _document_filters(resource: Resource) -> list[Parameter]:
+    field_map = resource.field_map
+    parameters: list[Parameter] = []
+    aliases = {
+        relation.key_field: name
+        for name, relation in field_map.graph.root_entity.relations.items()
+        if relation.key_field is not None
+    }
+    for name, exposed in field_map.filterable.items():
+        info = exposed.field
+        reference = name in aliases
+        names = [name, aliases[name]] if reference else [name]
+        for key in names:
+            meaning = f"the referenced record's identifier ({aliases[name]})" if reference else name
+            parameters.append(
+                Parameter(
+                    name=key,
+                    param_in=ParamType.QUERY,
+                    required=False,
+                    description=f"{meaning} equal to; {describe_type(info)}. Repeat it for 'in'.",
+                    schema=_value_schema(info),
+                )
+            )
+    parameters.extend(
+        Parameter(
+            name=key,
+            param_in=ParamType.QUERY,
+            required=False,
+            description=f"Raw store filter: {key} equal to the text. Repeat it for 'in'.",
+            schema=Schema(type=OpenAPIType.STRING),
+        )
+        for key in resource.raw_filters
+    )
     return parameters
 
 

@@ -14,8 +14,8 @@ from litestar.exceptions import ValidationException
 
 from litestar_listing.backends.base import ListContext, ListingBackend, Page
 from litestar_listing.core.errors import ConfigurationError, InvalidQueryError
-from litestar_listing.core.parsing import Limits, QueryParser, forced_filter
-from litestar_listing.core.query import Combine, FieldPath, Filter, ListQuery
+from litestar_listing.core.parsing import Limits, QueryParser, forced_filter, is_raw_key
+from litestar_listing.core.query import Combine, FieldPath, Filter, FilterSyntax, ListQuery
 from litestar_listing.core.schema import ALL_FIELDS, FieldMap
 from litestar_listing.plugin.envelope import envelope_type, item_type, pagination
 from litestar_listing.plugin.forced import ForcedFilter
@@ -65,7 +65,12 @@ class Resource:
         load: Relations eager-loaded with the items of the list action (spec §4.5), e.g.
             ``("airline",)``; ``Resource.list(load=...)`` overrides it per call.
         limits: Request bounds (spec §8, DESIGN.md "Limits").
-        ignore_unknown_filters: Drop unknown filter names instead of answering 400.
+        ignore_unknown_filters: Drop unknown filter names instead of answering 400. ``None`` (the
+            default) follows the store: a 400 for relational resources, ignored for document-store
+            resources (spec §4.4.9, §7.1), which may opt into the 400 with ``False``.
+        raw_filters: Document-store resources only: raw store keys containing ``.`` or ``$``
+            (e.g. ``"meta.color"``) that clients may filter on by equality; their values are passed
+            as text (spec §4.4.9). Keys naming operators (``$where``, ``$expr``...) are refused.
         max_depth: The most relations a path may cross.
         item: The item type shown in OpenAPI; derived from the model when None.
         message: The envelope's ``message`` text (spec §2.1).
@@ -84,7 +89,8 @@ class Resource:
     enrich_fields: Mapping[str, Any] = field(default_factory=dict)
     load: Sequence[str] = ()
     limits: Limits = field(default_factory=Limits)
-    ignore_unknown_filters: bool = False
+    ignore_unknown_filters: bool | None = None
+    raw_filters: Sequence[str] = ()
     max_depth: int = 3
     item: Any = None
     message: str = ""
@@ -98,7 +104,8 @@ class Resource:
 
         Raises:
             ConfigurationError: A path does not exist, is private, is too deep, a forced filter
-                names a missing field, or ``combine`` is not ``and``/``or``.
+                names a missing field, ``combine`` is not ``and``/``or``, a document-store
+                resource exposes a relation filter, or a raw filter key is not allowed.
         """
         if self._field_map is not None:
             return
@@ -120,11 +127,20 @@ class Resource:
             for forced in self.forced_filters:
                 for name in forced.fields:
                     field_map.field_at(FieldPath.parse(name))
+            syntax = self.backend.capabilities.filter_syntax
+            if syntax is FilterSyntax.DOCUMENT:
+                _check_document_filters(field_map)
+            _check_raw_keys(self.raw_filters, allowed=self.backend.capabilities.raw_filters)
         except ConfigurationError as error:
             msg = f"resource {self.name!r}: {error}"
             raise ConfigurationError(msg) from error
         self._field_map = field_map
-        self._parser = QueryParser(field_map, combine, self.limits, self.ignore_unknown_filters)
+        ignore_unknown = self.ignore_unknown_filters
+        if ignore_unknown is None:
+            ignore_unknown = syntax is FilterSyntax.DOCUMENT
+        self._parser = QueryParser(
+            field_map, combine, self.limits, ignore_unknown, syntax=syntax, raw_keys=frozenset(self.raw_filters)
+        )
         item = self.item or item_type(
             _type_name(self.name),
             field_map.graph,
@@ -233,6 +249,38 @@ def query_items(connection: ASGIConnection[Any, Any, Any, Any]) -> list[tuple[st
     """The request's query parameters as ``(name, value)`` pairs in request order, blanks kept."""
     raw: bytes = connection.scope.get("query_string", b"")
     return parse_qsl(raw.decode("utf-8", "replace"), keep_blank_values=True, errors="replace")
+
+
+_DBREF_KEYS = frozenset({"$id", "$ref", "$db"})
+
+
+def _check_document_filters(field_map: FieldMap) -> None:
+    for name, exposed in field_map.filterable.items():
+        if exposed.hops:
+            msg = (
+                f"filter path {name!r} crosses a relation; document-store resources filter the model's own "
+                "fields and references only (spec §4.4.6, §4.4.9)"
+            )
+            raise ConfigurationError(msg)
+
+
+def _check_raw_keys(keys: Sequence[str], *, allowed: bool) -> None:
+    """Raw keys are dotted field paths; ``$`` only as a DBRef's ``$id``/``$ref``/``$db`` (DESIGN.md)."""
+    if keys and not allowed:
+        msg = "raw_filters are for document-store backends only (spec §4.4.9)"
+        raise ConfigurationError(msg)
+    for key in keys:
+        segments = key.split(".")
+        if not is_raw_key(key) or not all(segments):
+            msg = f"raw filter {key!r} must be a dotted field path containing '.' or '$', like 'meta.color'"
+            raise ConfigurationError(msg)
+        if segments[0].startswith("$") or any(s.startswith("$") and s not in _DBREF_KEYS for s in segments):
+            msg = (
+                f"raw filter {key!r} names a store operator; a query string must never reach operators such as "
+                "$where, $expr or $function (DESIGN.md, 'Document store'). Only $id, $ref and $db of a reference "
+                "may follow a field name."
+            )
+            raise ConfigurationError(msg)
 
 
 def _type_name(name: str) -> str:

@@ -22,7 +22,7 @@ from piccolo.columns.combination import UNDEFINED, And, Or, Where, WhereRaw
 from piccolo.querystring import QueryString
 from piccolo.table import Table
 
-from litestar_listing.backends.base import dispatch
+from litestar_listing.backends.base import dispatch, field_filter
 from litestar_listing.backends.piccolo.introspection import Relation, Tables
 from litestar_listing.core.query import Combine, FieldPath, Filter, ListQuery, OrderTerm, Search
 from litestar_listing.core.text import LIKE_ESCAPE, LikePattern, contains_pattern
@@ -170,7 +170,7 @@ class QueryCompiler:
         parts = [] if self.base_where is None else [self.base_where]
         parts.extend(self.filter(item) for item in query.forced_filters)
         if query.filters:
-            client = [self.filter(item) for item in query.filters]
+            client = [self.filter(field_filter(item)) for item in query.filters]
             parts.append(_conjunction(client, "AND" if query.combine is Combine.AND else "OR"))
         if query.search is not None:
             parts.append(self.search(query.search))

@@ -13,7 +13,7 @@ from typing import Any
 from sqlalchemy import ColumnElement, Numeric, Select, and_, exists, false, func, inspect, literal, or_, select, true
 from sqlalchemy.orm import aliased
 
-from litestar_listing.backends.base import dispatch
+from litestar_listing.backends.base import dispatch, field_filter
 from litestar_listing.core.query import Combine, FieldPath, Filter, ListQuery, OrderTerm, Search
 from litestar_listing.core.text import LIKE_ESCAPE, LikePattern, contains_pattern
 
@@ -128,7 +128,7 @@ class StatementCompiler:
         """The WHERE clause: forced filters AND (client filters, combined) AND search."""
         parts = [self.filter(scope, item) for item in query.forced_filters]
         if query.filters:
-            client = [self.filter(scope, item) for item in query.filters]
+            client = [self.filter(scope, field_filter(item)) for item in query.filters]
             parts.append(and_(*client) if query.combine is Combine.AND else or_(*client))
         if query.search is not None:
             parts.append(self.search(scope, query.search))
