@@ -5,6 +5,8 @@
 
 from __future__ import annotations
 
+import os
+
 import nox
 
 nox.options.default_venv_backend = "uv|virtualenv"
@@ -17,10 +19,12 @@ MATRIX = [
     nox.param("sqlalchemy", "postgresql", id="sqlalchemy-postgresql"),
     nox.param("piccolo", "sqlite", id="piccolo-sqlite"),
     nox.param("piccolo", "postgresql", id="piccolo-postgresql"),
+    # mongomock in memory; set MONGODB_URL to run the same tests on a MongoDB server as well.
+    nox.param("beanie", "mongomock", id="beanie-mongomock"),
 ]
 
 
-def _install(session: nox.Session, *groups: str, extras: str = "sqlalchemy,piccolo,demo") -> None:
+def _install(session: nox.Session, *groups: str, extras: str = "sqlalchemy,piccolo,beanie,demo") -> None:
     session.install("-e", f".[{extras}]")
     for group in groups:
         session.install("--group", group)
@@ -31,13 +35,14 @@ def _install(session: nox.Session, *groups: str, extras: str = "sqlalchemy,picco
 def tests(session: nox.Session, backend: str, database: str) -> None:
     """Run the tests of one backend x database (engine and plugin tests run with ``memory``)."""
     _install(session, "test")
+    if backend == "beanie" and os.environ.get("MONGODB_URL"):
+        database += ",mongodb"
     env = {"LISTING_BACKENDS": backend, "LISTING_DATABASES": database}
     # The engine and plugin tests need no database; the conformance table runs in every session.
-    paths = (
-        ["tests/unit", "tests/plugin"]
-        if backend == "memory"
-        else ["tests/backends", "tests/demo", "tests/differential"]
-    )
+    paths = {
+        "memory": ["tests/unit", "tests/plugin"],
+        "beanie": ["tests/document_store", "tests/demo"],
+    }.get(backend, ["tests/backends", "tests/demo", "tests/differential"])
     session.run("pytest", *paths, "tests/conformance", *session.posargs, env=env)
 
 

@@ -1,0 +1,134 @@
+"""``BeanieBackend``: runs compiled list pipelines on a Beanie document's MongoDB collection."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from beanie.exceptions import CollectionWasNotInitialized
+
+from litestar_listing.backends.base import Capabilities, ListContext, Page
+from litestar_listing.backends.beanie.compiler import PipelineCompiler
+from litestar_listing.backends.beanie.introspection import Documents, field_info
+from litestar_listing.backends.beanie.loading import decode, load
+from litestar_listing.core.errors import ConfigurationError
+from litestar_listing.core.query import FilterSyntax, ListQuery, load_tree
+from litestar_listing.core.schema import FieldInfo, ModelGraph
+
+if TYPE_CHECKING:
+    from beanie import Document
+    from pymongo.asynchronous.collection import AsyncCollection
+
+__all__ = ("BeanieBackend",)
+
+
+async def _aggregate(collection: AsyncCollection[Any], pipeline: list[dict[str, Any]], session: Any) -> list[Any]:
+    cursor = await collection.aggregate(pipeline, session=session, allowDiskUse=True)
+    return await cursor.to_list(None)
+
+
+class BeanieBackend:
+    """Lists one Beanie document class (spec §4.4.8-9 filter rules; extra ``beanie``).
+
+    Filters follow the document-store rules: a field by equality, a repeated parameter by ``$in``,
+    a link by its name or ``<name>_id`` matched at ``<name>.$id``, allowlisted raw keys, no
+    operator suffixes. Search is a case-insensitive escaped regex, through ``$lookup`` for link
+    paths; order takes own fields, to-one link paths and mapped computed fields, NULLs last and
+    ``_id`` last. The total is exact: a ``$count`` over the same match.
+
+    Args:
+        document: The listed ``beanie.Document`` class. ``init_beanie`` must have bound it to a
+            database before the first request.
+        pipeline: The resource's own aggregation stages (spec §4.4.8), where the store's operators
+            may be used, e.g. ``[{"$match": {"deleted_at": None}}, {"$lookup": ...}]``. Forced and
+            client filters, search, order and the page window are appended after them, so they
+            apply to the documents the pipeline yields.
+        computed: Computed alias -> ``(aggregation expression, Python type)``, e.g.
+            ``{"part_count": ({"$size": "$parts"}, int)}``: added with ``$addFields``, listed in
+            items and orderable (spec §4.3.2). A field the pipeline adds is listed and orderable
+            only when mapped here (``("$field", type)``).
+
+    Raises:
+        ConfigurationError: On ``model_graph``/``prepare``: an unresolvable link, a computed
+            type the listing cannot order, or a pipeline stage that is not a one-operator mapping.
+    """
+
+    capabilities = Capabilities(
+        operators=frozenset({"eq", "in"}),
+        filter_syntax=FilterSyntax.DOCUMENT,
+        raw_filters=True,
+    )
+
+    def __init__(
+        self,
+        document: type[Document],
+        *,
+        pipeline: Sequence[Mapping[str, Any]] = (),
+        computed: Mapping[str, tuple[Any, Any]] | None = None,
+    ) -> None:
+        self.document = document
+        self._pipeline = [dict(stage) for stage in pipeline]
+        self._computed = dict(computed or {})
+        self._documents: Documents | None = None
+        self._compiler: PipelineCompiler | None = None
+        self._computed_fields: dict[str, FieldInfo] | None = None
+
+    def documents(self) -> Documents:
+        """The listed document class and every class its links reach (built once)."""
+        if self._documents is None:
+            self._documents = Documents(self.document)
+        return self._documents
+
+    def model_graph(self) -> ModelGraph:
+        """The graph of the listed document class."""
+        return self.documents().graph()
+
+    def computed_fields(self) -> Mapping[str, FieldInfo]:
+        """The computed aliases and their types."""
+        if self._computed_fields is None:
+            self._computed_fields = {
+                name: field_info(name, annotation, computed=True) for name, (_, annotation) in self._computed.items()
+            }
+        return self._computed_fields
+
+    def prepare(self) -> None:
+        """Check the pipeline's shape and build the compiler; idempotent."""
+        if self._compiler is not None:
+            return
+        for position, stage in enumerate(self._pipeline):
+            if len(stage) != 1 or not next(iter(stage)).startswith("$"):
+                msg = f"{self.document.__name__}: pipeline stage {position} must be one {{'$stage': ...}} mapping"
+                raise ConfigurationError(msg)
+        expressions = {name: expression for name, (expression, _) in self._computed.items()}
+        self.computed_fields()
+        self._compiler = PipelineCompiler(self.documents(), self._pipeline, expressions)
+
+    async def fetch(self, query: ListQuery, context: ListContext) -> Page:
+        """Count, then fetch the page unless it lies past the last document; then eager-load.
+
+        ``context.session`` may be a pymongo ``AsyncClientSession``; ``context.load`` names the
+        links to load (spec §4.5).
+
+        Raises:
+            ConfigurationError: ``init_beanie`` has not initialised the document class.
+        """
+        self.prepare()
+        assert self._compiler is not None  # noqa: S101 - set by prepare()
+        compiled = self._compiler.compile(query)
+        try:
+            collection = self.document.get_pymongo_collection()
+        except CollectionWasNotInitialized:
+            msg = f"{self.document.__name__} is not initialised: await init_beanie(...) before serving requests"
+            raise ConfigurationError(msg) from None
+        session = context.session
+        counted = await _aggregate(collection, compiled.count, session)
+        total = int(counted[0]["total"]) if counted else 0
+        if query.window.offset >= total:
+            return Page(items=[], total=total)
+        documents = await _aggregate(collection, compiled.page, session)
+        root = self.documents().info(self.document)
+        computed = self.computed_fields()
+        items = [decode(root, document, computed) for document in documents]
+        if context.load:
+            await load(self.documents(), root, items, documents, load_tree(context.load), session)
+        return Page(items=items, total=total)
