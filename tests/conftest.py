@@ -1,9 +1,11 @@
 """Test-wide settings: which backends and databases run, and PostgreSQL databases for them.
 
-``LISTING_DATABASES`` (default ``sqlite,postgresql``) and ``LISTING_BACKENDS`` (default
-``memory,sqlalchemy,piccolo``) select the matrix; nox sets them per session. PostgreSQL comes from
-``LISTING_POSTGRES_URL``; when it is unreachable the tests that need it are skipped, except in CI
-(``CI=true``), where they fail.
+``LISTING_DATABASES`` (default ``sqlite,postgresql,mongomock``, plus ``mongodb`` when
+``MONGODB_URL`` is set) and ``LISTING_BACKENDS`` (default ``memory,sqlalchemy,piccolo,beanie``)
+select the matrix; nox sets them per session. PostgreSQL comes from ``LISTING_POSTGRES_URL``; when it
+is unreachable the tests that need it are skipped, except in CI (``CI=true``), where they fail. The
+document store is mongomock (through ``tests/document_store/mongomock_adapter.py``), or the real
+MongoDB at ``MONGODB_URL``.
 """
 
 from __future__ import annotations
@@ -11,13 +13,21 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import os
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
+if TYPE_CHECKING:
+    from beanie import Document
+
 POSTGRES_URL = os.environ.get("LISTING_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test")
-DATABASES = tuple(filter(None, os.environ.get("LISTING_DATABASES", "sqlite,postgresql").split(",")))
-BACKENDS = tuple(filter(None, os.environ.get("LISTING_BACKENDS", "memory,sqlalchemy,piccolo").split(",")))
+MONGODB_URL = os.environ.get("MONGODB_URL", "")
+_DEFAULT_DATABASES = "sqlite,postgresql,mongomock" + (",mongodb" if MONGODB_URL else "")
+DATABASES = tuple(filter(None, os.environ.get("LISTING_DATABASES", _DEFAULT_DATABASES).split(",")))
+BACKENDS = tuple(filter(None, os.environ.get("LISTING_BACKENDS", "memory,sqlalchemy,piccolo,beanie").split(",")))
 IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
 
 _created: dict[str, str] = {}
@@ -64,3 +74,36 @@ def postgres_database_url(database: str) -> str:
 def async_url(url: str) -> str:
     """``postgresql://`` -> ``postgresql+asyncpg://`` for SQLAlchemy."""
     return url.replace("postgresql://", "postgresql+asyncpg://", 1)
+
+
+@asynccontextmanager
+async def document_store(database: str, name: str, documents: Sequence[type[Document]]) -> AsyncIterator[Any]:
+    """A fresh database ``name`` with ``documents`` bound to it by ``init_beanie``; dropped afterwards.
+
+    ``database`` is ``mongomock`` (in memory, through the test adapter) or ``mongodb`` (the server
+    at ``MONGODB_URL``; skipped when unset, failed in CI).
+    """
+    from beanie import init_beanie
+
+    if database == "mongomock":
+        from tests.document_store.mongomock_adapter import check_versions, mongomock_client
+
+        check_versions()
+        client = mongomock_client()
+    else:
+        if not MONGODB_URL:
+            message = "MONGODB_URL is not set"
+            if IN_CI:
+                pytest.fail(message + " (CI=true: a missing database is a failure)", pytrace=False)
+            pytest.skip(message)
+        from pymongo import AsyncMongoClient
+
+        client = AsyncMongoClient(MONGODB_URL, tz_aware=True, uuidRepresentation="standard")
+    await client.drop_database(name)
+    await init_beanie(database=client[name], document_models=list(documents))
+    try:
+        yield client[name]
+    finally:
+        await client.drop_database(name)
+        if database == "mongodb":
+            await client.close()

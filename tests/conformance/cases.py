@@ -57,6 +57,10 @@ MANY = frozenset({"relation_paths", "to_many_paths"})
 """Through to-many relations; every search (``tags__name`` and ``owner__name`` are searchable)."""
 COMPUTED = frozenset({"computed_order"})
 """Ordering by the computed alias ``part_count``."""
+RELATIONAL = frozenset({"syntax:relational"})
+"""Relational filter rules where the filter name alone does not show it (spec §4.4.6-7)."""
+DOC = frozenset({"syntax:document"})
+"""Document-store filter rules (spec §4.4.9): a reference filtered by its name."""
 
 _ALL = tuple(range(1, 32))
 _LIVE = tuple(i for i in _ALL if i not in {29, 30, 31})
@@ -1084,6 +1088,21 @@ _TABLE: tuple[Case, ...] = (
         resource="things_or",
         needs=REL,
     ),
+    # ---------------------------------------------------------------- document-store references: §4.4.9
+    Case("doc:reference-by-name", "owner=3&order_by=id", (3, 18, 23), 3, needs=DOC),
+    Case("doc:reference-by-name-and-alias", "owner=3&owner_id=5&order_by=id", (3, 5, 15, 18, 23, 24), 6, needs=DOC),
+    Case("doc:reference-and-plain-field", "owner=3&status=archived", (3,), 1, needs=DOC),
+    Case(
+        "doc:forced-not-overridden-by-name",
+        "company=2&order_by=id&count=50",
+        _ACME,
+        14,
+        forced=(("company_id", 1),),
+        needs=DOC,
+    ),
+    Case("doc:reference-not-a-number", "owner=x", errors=("owner",), needs=DOC),
+    Case("doc:operator-suffix-is-unknown", "name__eq=Widget", errors=("name__eq",), needs=DOC),
+    Case("doc:relation-path-is-unknown", "owner__name=Alice", errors=("owner__name",), needs=DOC),
     # ---------------------------------------------------------------- forced filters: §4.4.10
     Case("forced:plain", "order_by=id&count=50", _ACME, 14, forced=(("company_id", 1),)),
     Case("forced:default-order", "count=5", (28, 25, 21, 13, 14), 14, forced=(("company_id", 1),)),
@@ -1222,7 +1241,8 @@ _TABLE: tuple[Case, ...] = (
     Case("error:trailing-separator", "name__=x", errors=("name__",)),
     Case("error:operator-without-field", "__gt=1", errors=("__gt",)),
     Case("error:field-case", "Name=Widget", errors=("Name",)),
-    Case("error:relation-itself", "owner=1", errors=("owner",)),
+    # A document store reads a reference's own name as its identifier instead (doc:reference-by-name).
+    Case("error:relation-itself", "owner=1", errors=("owner",), needs=RELATIONAL),
     Case("error:private", "owner__password_hash=hash-alice", errors=("owner__password_hash",), needs=REL),
     Case(
         "error:private-with-operator",
@@ -1405,26 +1425,31 @@ _REPEATED_AS = {"eq": "in", "ne": "nin"}
 
 
 def _with_operator_needs(case: Case) -> Case:
-    """``case`` needing ``op:<name>`` for each operator its filters compile to; 400 cases need none.
+    """``case`` with the capabilities its filter names imply added to ``needs``.
 
-    A repeated ``f``/``f__eq`` compiles to ``in`` and a repeated ``f__ne`` to ``nin``; a forced
-    filter is an ``eq``.
+    ``op:<name>`` for each operator its filters compile to (400 cases need none): a repeated
+    ``f``/``f__eq`` compiles to ``in`` and a repeated ``f__ne`` to ``nin``; a forced filter is an
+    ``eq``. ``syntax:relational`` when a filter name has an operator suffix or a relation path
+    (spec §4.4.6-7), which document stores read as unknown names (spec §4.4.8-9), 400 cases too.
     """
-    if case.errors:
-        return case
     groups: dict[tuple[str, str], int] = {}
+    relational = False
     for key, _ in parse_qsl(case.query, keep_blank_values=True):
         if key in _RESERVED:
             continue
         head, sep, tail = key.rpartition("__")
         group = (head, tail) if sep and tail in _OPERATORS else (key, "eq")
+        relational = relational or group[1] != "eq" or key != group[0] or "__" in group[0]
         groups[group] = groups.get(group, 0) + 1
+    syntax = {"syntax:relational"} if relational and "syntax:document" not in case.needs else set()
+    if case.errors:
+        return replace(case, needs=case.needs | syntax)
     used: set[str] = set()
     for (_, operator), seen in groups.items():
         used.add(_REPEATED_AS.get(operator, operator) if seen > 1 else operator)
     if case.forced:
         used.add("eq")
-    return replace(case, needs=case.needs | {f"op:{name}" for name in used})
+    return replace(case, needs=case.needs | syntax | {f"op:{name}" for name in used})
 
 
 CASES: tuple[Case, ...] = tuple(_with_operator_needs(case) for case in _TABLE)

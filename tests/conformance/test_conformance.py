@@ -14,7 +14,14 @@ import pytest
 from litestar_listing.core.errors import InvalidQueryError
 from litestar_listing.core.parsing import forced_filter
 from tests.conformance.cases import CASES, Case
-from tests.conformance.targets import Target, memory_target, piccolo_target, sqlalchemy_target, target_ids
+from tests.conformance.targets import (
+    Target,
+    beanie_target,
+    memory_target,
+    piccolo_target,
+    sqlalchemy_target,
+    target_ids,
+)
 
 
 @pytest.fixture(scope="module", params=target_ids())
@@ -24,7 +31,7 @@ async def target(request: pytest.FixtureRequest) -> AsyncIterator[Target]:
         yield memory_target()
         return
     backend, database = name.split(":", 1)
-    make = sqlalchemy_target if backend == "sqlalchemy" else piccolo_target
+    make = {"sqlalchemy": sqlalchemy_target, "piccolo": piccolo_target, "beanie": beanie_target}[backend]
     async with make(database) as loaded:
         yield loaded
 
