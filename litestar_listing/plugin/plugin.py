@@ -43,8 +43,15 @@ class ListingPlugin(InitPluginProtocol):
         self.path_prefix = path_prefix
 
     def on_app_init(self, app_config: AppConfig) -> AppConfig:
-        """Register one list handler per resource and prepare its backend."""
+        """Register one list handler per resource, prepare its backend, add its type encoders.
+
+        A backend may carry ``type_encoders`` (e.g. Beanie's ``{ObjectId: str}``) for values its
+        items hold; the application's own encoders win.
+        """
         for resource in self.resources:
             app_config.route_handlers.append(list_handler(resource, self.path_prefix))
             resource.backend.prepare()
+            encoders = getattr(resource.backend, "type_encoders", None)
+            if encoders:
+                app_config.type_encoders = {**encoders, **(app_config.type_encoders or {})}
         return app_config

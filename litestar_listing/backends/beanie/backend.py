@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from beanie.exceptions import CollectionWasNotInitialized
+from bson import ObjectId
 
 from litestar_listing.backends.base import Capabilities, ListContext, Page
 from litestar_listing.backends.beanie.compiler import PipelineCompiler
@@ -58,6 +60,8 @@ class BeanieBackend:
         filter_syntax=FilterSyntax.DOCUMENT,
         raw_filters=True,
     )
+    type_encoders: Mapping[Any, Callable[[Any], Any]] = MappingProxyType({ObjectId: str})
+    """Encoders ``ListingPlugin`` adds to the application: items keep ``ObjectId`` values (spec §2.4)."""
 
     def __init__(
         self,
