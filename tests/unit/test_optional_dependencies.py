@@ -13,6 +13,7 @@ import pytest
     [
         ("sqlalchemy", ("sqlalchemy", "advanced_alchemy"), "sqlalchemy"),
         ("piccolo", ("piccolo",), "piccolo"),
+        ("beanie", ("beanie",), "beanie"),
     ],
 )
 def test_importing_a_backend_without_its_orm_names_the_extra(

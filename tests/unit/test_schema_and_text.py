@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from litestar_listing.core.errors import ConfigurationError
-from litestar_listing.core.text import Wildcard, contains_pattern, fold_case, parse_like
+from litestar_listing.core.text import Wildcard, caseless_regex, contains_pattern, fold_case, parse_like
 from tests.unit.graph import field_map
 
 
@@ -59,6 +62,26 @@ def test_fold_case_is_per_character_lowercase() -> None:
     assert fold_case("İ") == "i"
     assert fold_case("Straße") == "straße"
     assert fold_case("STRASSE") != fold_case("Straße")
+
+
+# Characters with case, regex syntax, and the folding exceptions (İ, ẞ, K, final sigma).
+_TEXT = st.text(st.sampled_from("aAáÁßẞSsKkKİiI\u0131\u03c3\u03c2ΣΩω.*+?()[]{}|^$\\%_-' \n"), max_size=6)
+
+
+@given(needle=_TEXT.filter(bool), haystack=_TEXT)
+@example(needle="ÁLBUM", haystack="Álbum")
+@example(needle="ss", haystack="ß")
+@example(needle="(a+)+$", haystack="aaaa")
+def test_caseless_regex_matches_exactly_where_the_folded_text_is_a_substring(needle: str, haystack: str) -> None:
+    found = re.search(caseless_regex(needle), haystack) is not None
+    assert found == (fold_case(needle) in fold_case(haystack))
+
+
+def test_caseless_regex_has_no_regex_syntax_of_its_own() -> None:
+    # Only escaped characters and character classes remain: nothing repeats, alternates or groups.
+    pattern = caseless_regex("(a+)+$ | [x]{2} .*? 7")
+    assert pattern == r"\([Aa]\+\)\+\$\ \|\ \[[Xx]\]\{2\}\ \.\*\?\ 7"
+    assert re.sub(r"\\.|\[[^\]]*\]", "", pattern) == "27"
 
 
 def test_core_imports_no_framework() -> None:
