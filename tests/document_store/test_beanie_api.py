@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,7 +21,7 @@ from litestar.testing import AsyncTestClient
 from pydantic import Field, SecretStr
 
 from litestar_listing import EnrichContext, ListingPlugin, Resource, owner_scope, tenant_scope
-from litestar_listing.backends.beanie import BeanieBackend
+from litestar_listing.backends.beanie import BeanieBackend, loading
 from tests.conftest import BACKENDS, DATABASES, document_store
 
 STORES = [database for database in DATABASES if database in {"mongomock", "mongodb"}]
@@ -367,6 +367,23 @@ async def test_links_are_loaded_for_the_page(client: AsyncTestClient[Litestar]) 
         "company": {"id": f"{2:024x}", "name": "Globex"},
     }
     assert second["owner"] is None
+
+
+async def test_links_are_read_for_the_page_only(
+    client: AsyncTestClient[Litestar], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    asked: list[tuple[str, str, list[object]]] = []
+    find = loading._find
+
+    async def recording(collection: Any, key: str, ids: Sequence[object], session: Any) -> list[Any]:
+        asked.append((collection.name, key, list(ids)))
+        return await find(collection, key, ids, session)
+
+    monkeypatch.setattr(loading, "_find", recording)
+    params: dict[str, str | int] = {"order_by": "id", "count": 2, "page": 2}
+    assert numbers(await client.get("/api/v1/live-notes/", params=params, headers={"x-user": "ann"})) == [25]
+    # One query per relation and depth, for the one note of the page: its owner, then her company.
+    assert asked == [("api_accounts", "_id", [ANN]), ("api_companies", "_id", [ACME])]
 
 
 # ---------------------------------------------------------------- OpenAPI
