@@ -93,12 +93,15 @@ class PipelineCompiler:
     """
 
     def __init__(
-        self, documents: Documents, pipeline: Sequence[Mapping[str, Any]] = (), computed: Mapping[str, Any] = {}
+        self,
+        documents: Documents,
+        pipeline: Sequence[Mapping[str, Any]] = (),
+        computed: Mapping[str, Any] | None = None,
     ) -> None:
         self.documents = documents
         self.root = documents.info(documents.root)
         self.pipeline = [dict(stage) for stage in pipeline]
-        self.computed = dict(computed)
+        self.computed = dict(computed or {})
 
     def compile(self, query: ListQuery) -> CompiledList:
         """Both pipelines of ``query``; the page pipeline is empty-safe past the last page."""
@@ -240,6 +243,8 @@ class PipelineCompiler:
         return stages
 
     def _projection(self) -> dict[str, int]:
-        projection = {key.split(".", 1)[0]: 1 for key in self.root.keys.values()}
+        # The listed fields only: private ones (a password hash) never leave the store.
+        fields = self.root.entity.fields
+        projection = {key.split(".", 1)[0]: 1 for name, key in self.root.keys.items() if not fields[name].private}
         projection.update(dict.fromkeys(self.computed, 1))
         return projection
