@@ -11,6 +11,7 @@ from litestar_listing.core.errors import (
     InvalidQueryError,
     ListingError,
     ParameterError,
+    UnavailableError,
     UnsupportedQueryError,
 )
 from litestar_listing.core.operators import OPERATORS, Operator
@@ -66,6 +67,7 @@ __all__ = (
     "RawFilter",
     "Resource",
     "Search",
+    "UnavailableError",
     "UnsupportedQueryError",
     "ValueType",
     "Window",

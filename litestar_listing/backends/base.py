@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from litestar_listing.core.errors import UnsupportedQueryError
+from litestar_listing.core.errors import UnavailableError, UnsupportedQueryError
 from litestar_listing.core.operators import OPERATORS
 from litestar_listing.core.query import Filter, FilterSyntax, RawFilter
 
@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from litestar_listing.core.query import ListQuery
     from litestar_listing.core.schema import FieldInfo, ModelGraph
 
-__all__ = ("Capabilities", "ListContext", "ListingBackend", "Page", "dispatch", "field_filter")
+__all__ = ("Capabilities", "ListContext", "ListingBackend", "Page", "dispatch", "driver_unavailable", "field_filter")
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,11 +50,14 @@ class ListContext:
             session or connection from it).
         session: An explicit session or connection; wins over the one from ``request``.
         load: Relations to eager-load with the page items (spec §4.5), e.g. ``("airline",)``.
+        timeout: Seconds the whole call may take, or None; backends whose store can bound its
+            own work pass it on (MongoDB's ``maxTimeMS``). The caller enforces it in any case.
     """
 
     request: Any = None
     session: Any = None
     load: tuple[str, ...] = ()
+    timeout: float | None = None
 
 
 @dataclass(slots=True)
@@ -94,6 +97,8 @@ class ListingBackend(Protocol):
 
         Raises:
             UnsupportedQueryError: The query uses something the backend cannot compile.
+            UnavailableError: The store is unreachable, dropped the connection, has no free
+                connection, or cancelled the statement.
         """
         ...
 
@@ -125,3 +130,32 @@ def field_filter(item: Filter | RawFilter) -> Filter:
         msg = f"raw store filter {item.key!r} reached a backend that has no raw filters"
         raise UnsupportedQueryError(msg)
     return item
+
+
+# SQLSTATE classes of a server that cannot answer now: connection exception, insufficient resources,
+# operator intervention (57014: statement cancelled by statement_timeout or a cancel request).
+_UNAVAILABLE_STATES = ("08", "53", "57")
+# SQLite's OperationalError also means "no such table" (a bug, a 500); these mean "not now".
+_SQLITE_UNAVAILABLE = ("database is locked", "interrupted", "unable to open database", "disk i/o error")
+
+
+def driver_unavailable(error: BaseException) -> UnavailableError | None:
+    """The ``UnavailableError`` a database driver's exception amounts to, or None for other errors.
+
+    Duck-typed, so no driver is imported: OS-level connection errors, a SQLSTATE of class 08, 53 or
+    57 (asyncpg's ``sqlstate``, psycopg's ``pgcode``), asyncpg's errors about a closed connection,
+    and SQLite's locked, interrupted or unopenable database.
+    """
+    if isinstance(error, (OSError, ConnectionError)):
+        return UnavailableError(f"the database is unreachable ({type(error).__name__})")
+    state = str(getattr(error, "sqlstate", None) or getattr(error, "pgcode", None) or "")
+    if state == "57014":
+        return UnavailableError("the database cancelled the statement", reason="timeout")
+    message = str(error).lower()
+    if (
+        state[:2] in _UNAVAILABLE_STATES
+        or any(text in message for text in _SQLITE_UNAVAILABLE)
+        or (type(error).__name__ in {"InterfaceError", "ConnectionDoesNotExistError"} and "connection" in message)
+    ):
+        return UnavailableError(f"the database connection failed ({type(error).__name__})")
+    return None

@@ -12,6 +12,7 @@ __all__ = (
     "InvalidQueryError",
     "ListingError",
     "ParameterError",
+    "UnavailableError",
     "UnsupportedQueryError",
 )
 
@@ -55,3 +56,18 @@ class ConfigurationError(ListingError):
 
 class UnsupportedQueryError(ListingError):
     """A backend was asked to compile a node or an operator it has no visitor for."""
+
+
+class UnavailableError(ListingError):
+    """The store could not answer: the connection failed, no connection was free, or it timed out.
+
+    The plugin answers 503 (DESIGN.md, "Errors"); the request can be retried once the store is back.
+
+    Attributes:
+        reason: ``"timeout"`` (the list took longer than allowed), ``"busy"`` (no connection became
+            free) or ``"connection"`` (the store was unreachable or dropped the connection).
+    """
+
+    def __init__(self, message: str, *, reason: str = "connection") -> None:
+        self.reason = reason
+        super().__init__(message)

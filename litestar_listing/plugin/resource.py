@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -10,10 +11,10 @@ from urllib.parse import parse_qsl
 
 import msgspec
 from litestar.connection import ASGIConnection
-from litestar.exceptions import ValidationException
+from litestar.exceptions import ServiceUnavailableException, ValidationException
 
 from litestar_listing.backends.base import ListContext, ListingBackend, Page
-from litestar_listing.core.errors import ConfigurationError, InvalidQueryError
+from litestar_listing.core.errors import ConfigurationError, InvalidQueryError, UnavailableError
 from litestar_listing.core.parsing import Limits, QueryParser, forced_filter, is_raw_key
 from litestar_listing.core.query import Combine, FieldPath, Filter, FilterSyntax, ListQuery
 from litestar_listing.core.schema import ALL_FIELDS, FieldMap
@@ -65,6 +66,8 @@ class Resource:
         load: Relations eager-loaded with the items of the list action (spec §4.5), e.g.
             ``("airline",)``; ``Resource.list(load=...)`` overrides it per call.
         limits: Request bounds (spec §8, DESIGN.md "Limits").
+        timeout: Seconds the list action may spend in the store (page, total and eager loading
+            together); past it the statement is cancelled and the client gets a 503. None: no limit.
         ignore_unknown_filters: Drop unknown filter names instead of answering 400. ``None`` (the
             default) follows the store: a 400 for relational resources, ignored for document-store
             resources (spec §4.4.9, §7.1), which may opt into the 400 with ``False``.
@@ -89,6 +92,7 @@ class Resource:
     enrich_fields: Mapping[str, Any] = field(default_factory=dict)
     load: Sequence[str] = ()
     limits: Limits = field(default_factory=Limits)
+    timeout: float | None = 5.0
     ignore_unknown_filters: bool | None = None
     raw_filters: Sequence[str] = ()
     max_depth: int = 3
@@ -218,12 +222,19 @@ class Resource:
 
         Raises:
             ValidationException: Bad query parameters (400).
+            ServiceUnavailableException: The store did not answer within ``timeout``, or is
+                unreachable, or has no free connection (503, with ``Retry-After``).
         """
         if params is None:
             params = query_items(connection) if connection is not None else []
         query = self.parse(params, connection)
-        context = ListContext(request=connection, session=session, load=tuple(self.load if load is None else load))
-        page = await self.backend.fetch(query, context)
+        context = ListContext(
+            request=connection,
+            session=session,
+            load=tuple(self.load if load is None else load),
+            timeout=self.timeout,
+        )
+        page = await self._fetch(query, context)
         await self._enrich(page, EnrichContext(connection, self, context, query))
         window = query.window
         return self.envelope(
@@ -232,6 +243,18 @@ class Resource:
             message=self.message,
             status="success",
         )
+
+    async def _fetch(self, query: ListQuery, context: ListContext) -> Page:
+        try:
+            # Cancelling the call cancels the statement: asyncpg asks PostgreSQL to stop it and the
+            # pool gets its connection back; pymongo closes the socket (MongoDB also has maxTimeMS).
+            return await asyncio.wait_for(self.backend.fetch(query, context), self.timeout)
+        except asyncio.TimeoutError:
+            detail = f"listing {self.name} took longer than {self.timeout:g} s; narrow the filters or try again"
+            raise ServiceUnavailableException(detail=detail, headers={"Retry-After": "1"}) from None
+        except UnavailableError as error:
+            detail = f"listing {self.name} failed: {error}; try again"
+            raise ServiceUnavailableException(detail=detail, headers={"Retry-After": "1"}) from error
 
     async def _enrich(self, page: Page, context: EnrichContext) -> None:
         if self.enrich is None or not page.items:

@@ -8,12 +8,13 @@ from typing import TYPE_CHECKING, Any
 
 from beanie.exceptions import CollectionWasNotInitialized
 from bson import ObjectId
+from pymongo.errors import ConnectionFailure, ExecutionTimeout
 
 from litestar_listing.backends.base import Capabilities, ListContext, Page
 from litestar_listing.backends.beanie.compiler import PipelineCompiler
 from litestar_listing.backends.beanie.introspection import Documents, field_info
 from litestar_listing.backends.beanie.loading import decode, load
-from litestar_listing.core.errors import ConfigurationError
+from litestar_listing.core.errors import ConfigurationError, UnavailableError
 from litestar_listing.core.query import FilterSyntax, ListQuery, load_tree
 from litestar_listing.core.schema import FieldInfo, ModelGraph
 
@@ -24,9 +25,21 @@ if TYPE_CHECKING:
 __all__ = ("BeanieBackend",)
 
 
-async def _aggregate(collection: AsyncCollection[Any], pipeline: list[dict[str, Any]], session: Any) -> list[Any]:
-    cursor = await collection.aggregate(pipeline, session=session, allowDiskUse=True)
-    return await cursor.to_list(None)
+async def _aggregate(
+    collection: AsyncCollection[Any], pipeline: list[dict[str, Any]], context: ListContext
+) -> list[Any]:
+    options: dict[str, Any] = {"allowDiskUse": True}
+    if context.timeout is not None:
+        options["maxTimeMS"] = max(1, int(context.timeout * 1000))  # MongoDB stops the work itself
+    try:
+        cursor = await collection.aggregate(pipeline, session=context.session, **options)
+        return await cursor.to_list(None)
+    except ExecutionTimeout as error:
+        msg = "MongoDB stopped the aggregation at its time limit"
+        raise UnavailableError(msg, reason="timeout") from error
+    except ConnectionFailure as error:
+        msg = f"MongoDB is unreachable ({type(error).__name__})"
+        raise UnavailableError(msg) from error
 
 
 class BeanieBackend:
@@ -115,6 +128,8 @@ class BeanieBackend:
 
         Raises:
             ConfigurationError: ``init_beanie`` has not initialised the document class.
+            UnavailableError: MongoDB is unreachable, or stopped the aggregation at
+                ``context.timeout`` (``maxTimeMS``).
         """
         self.prepare()
         assert self._compiler is not None  # noqa: S101 - set by prepare()
@@ -124,15 +139,18 @@ class BeanieBackend:
         except CollectionWasNotInitialized:
             msg = f"{self.document.__name__} is not initialised: await init_beanie(...) before serving requests"
             raise ConfigurationError(msg) from None
-        session = context.session
-        counted = await _aggregate(collection, compiled.count, session)
+        counted = await _aggregate(collection, compiled.count, context)
         total = int(counted[0]["total"]) if counted else 0
         if query.window.offset >= total:
             return Page(items=[], total=total)
-        documents = await _aggregate(collection, compiled.page, session)
+        documents = await _aggregate(collection, compiled.page, context)
         root = self.documents().info(self.document)
         computed = self.computed_fields()
         items = [decode(root, document, computed) for document in documents]
         if context.load:
-            await load(self.documents(), root, items, documents, load_tree(context.load), session)
+            try:
+                await load(self.documents(), root, items, documents, load_tree(context.load), context.session)
+            except ConnectionFailure as error:
+                msg = f"MongoDB is unreachable ({type(error).__name__})"
+                raise UnavailableError(msg) from error
         return Page(items=items, total=total)

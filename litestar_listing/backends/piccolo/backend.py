@@ -10,7 +10,8 @@ from piccolo.columns import Column
 from piccolo.engine.base import Engine
 from piccolo.querystring import QueryString
 
-from litestar_listing.backends.base import Capabilities, ListContext, Page
+from litestar_listing.backends._sqlite import DEFAULT_STATEMENT_TIMEOUT, StatementGuard
+from litestar_listing.backends.base import Capabilities, ListContext, Page, driver_unavailable
 from litestar_listing.backends.piccolo.compiler import FOLD_FUNCTION, Dialect, QueryCompiler, render_condition
 from litestar_listing.backends.piccolo.introspection import Tables, field_info
 from litestar_listing.backends.piccolo.loading import Node, Selection, load_many, plan
@@ -36,22 +37,29 @@ def _fold(value: Any) -> Any:
 
 
 class FoldingConnection(sqlite3.Connection):
-    """A SQLite connection with the case-folding function the compiled statements call.
+    """A SQLite connection with the case-folding function and a statement time limit.
 
     SQLite's own ``lower()`` and ``LIKE`` fold ASCII only, and Piccolo's ``ilike`` is a plain ``LIKE``
     on SQLite; ``listing_fold`` gives the per-character Unicode lowercase of the other databases.
+    A ``StatementGuard`` aborts any statement running longer than ``statement_timeout`` seconds
+    (SQLite has no statement timeout, and a cancelled request cannot stop its thread).
     """
+
+    statement_timeout: float | None = DEFAULT_STATEMENT_TIMEOUT
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.create_function(FOLD_FUNCTION, 1, _fold, deterministic=True)
+        StatementGuard(self.statement_timeout).install(self)
 
 
-def prepare_engine(engine: Engine[Any]) -> None:
-    """Make ``engine`` ready for listing: on SQLite, connections get the case-folding function.
+def prepare_engine(engine: Engine[Any], *, statement_timeout: float | None = DEFAULT_STATEMENT_TIMEOUT) -> None:
+    """Make ``engine`` ready for listing: on SQLite, the case-folding function and a statement limit.
 
     Piccolo's ``SQLiteEngine`` opens a connection per statement or transaction; this sets the
-    connection ``factory`` it passes to ``sqlite3.connect``. Idempotent.
+    connection ``factory`` it passes to ``sqlite3.connect`` (a ``FoldingConnection`` whose
+    statements stop after ``statement_timeout`` seconds; None: no limit). Idempotent: the first
+    call's limit stays.
 
     Raises:
         ConfigurationError: The engine already has another connection factory.
@@ -59,7 +67,14 @@ def prepare_engine(engine: Engine[Any]) -> None:
     if engine.engine_type != "sqlite":
         return
     kwargs: dict[str, Any] = engine.connection_kwargs  # type: ignore[attr-defined]
-    factory = kwargs.setdefault("factory", FoldingConnection)
+    if "factory" not in kwargs:
+        limit = statement_timeout
+        kwargs["factory"] = (
+            FoldingConnection
+            if limit == FoldingConnection.statement_timeout
+            else type("FoldingConnection", (FoldingConnection,), {"statement_timeout": limit})
+        )
+    factory = kwargs["factory"]
     if not (isinstance(factory, type) and issubclass(factory, FoldingConnection)):
         msg = f"the SQLite engine's connection factory {factory!r} must subclass {FoldingConnection.__qualname__}"
         raise ConfigurationError(msg)
@@ -179,7 +194,17 @@ class PiccoloBackend:
 
         Raises:
             ConfigurationError: No engine, or ``context.load`` names no relation.
+            UnavailableError: The database failed to answer (``driver_unavailable``).
         """
+        try:
+            return await self._fetch(query, context)
+        except Exception as error:
+            mapped = driver_unavailable(error)
+            if mapped is None:
+                raise
+            raise mapped from error
+
+    async def _fetch(self, query: ListQuery, context: ListContext) -> Page:
         engine = self.engine_for(context)
         prepare_engine(engine)
         compiler = self.compiler(engine)

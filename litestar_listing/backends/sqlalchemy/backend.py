@@ -2,17 +2,24 @@
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import ColumnElement, Select, event, inspect, select
+from sqlalchemy import ColumnElement, Engine, Select, event, exc, inspect, select
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 from sqlalchemy.orm import joinedload, selectinload
 
-from litestar_listing.backends.base import Capabilities, ListContext, Page
+try:
+    from sqlalchemy.util.concurrency import await_
+except ImportError:  # SQLAlchemy 2.0
+    from sqlalchemy.util.concurrency import await_only as await_  # type: ignore[attr-defined,no-redef,unused-ignore]
+
+from litestar_listing.backends._sqlite import CHECK_EVERY, DEFAULT_STATEMENT_TIMEOUT, StatementGuard
+from litestar_listing.backends.base import Capabilities, ListContext, Page, driver_unavailable
 from litestar_listing.backends.sqlalchemy.compiler import FOLD_FUNCTION, StatementCompiler
 from litestar_listing.backends.sqlalchemy.introspection import field_info, model_graph, public_columns
-from litestar_listing.core.errors import ConfigurationError
+from litestar_listing.core.errors import ConfigurationError, UnavailableError
 from litestar_listing.core.query import LOOKUP_SEP, ListQuery, load_tree
 from litestar_listing.core.schema import FieldInfo, ModelGraph
 from litestar_listing.core.text import fold_case
@@ -28,19 +35,55 @@ def _fold(value: object) -> object:
     return fold_case(value) if isinstance(value, str) else value
 
 
-def _register_functions(dbapi_connection: Any, _record: Any) -> None:
-    dbapi_connection.create_function(FOLD_FUNCTION, 1, _fold, deterministic=True)
+class _SQLitePreparer:
+    """The ``connect`` listener of one engine: the fold function and the statement guard."""
+
+    def __init__(self, statement_timeout: float | None) -> None:
+        self.statement_timeout = statement_timeout
+
+    def __call__(self, dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.create_function(FOLD_FUNCTION, 1, _fold, deterministic=True)
+        if self.statement_timeout is None:
+            return
+        # aiosqlite runs these in the thread that owns the sqlite3 connection.
+        guard = StatementGuard(self.statement_timeout)
+        driver = dbapi_connection.driver_connection
+        await_(driver.set_trace_callback(guard.statement_started))
+        await_(driver.set_progress_handler(guard.over_time, CHECK_EVERY))
 
 
-def prepare_engine(engine: AsyncEngine) -> None:
-    """Make ``engine`` ready for listing: on SQLite, register the case-folding function.
+_PREPARERS: weakref.WeakKeyDictionary[Engine, _SQLitePreparer] = weakref.WeakKeyDictionary()
 
-    Idempotent. Call it before the engine opens its first connection (the plugin does, when the
-    application is built); connections opened earlier lack the function.
+
+def unavailable(error: BaseException) -> UnavailableError | None:
+    """The ``UnavailableError`` that ``error`` amounts to, or None for any other error.
+
+    A pool checkout that timed out, a connection SQLAlchemy invalidated, and whatever the driver's
+    own exception amounts to (``driver_unavailable``).
+    """
+    if isinstance(error, exc.TimeoutError):
+        return UnavailableError("no database connection became free in time", reason="busy")
+    if not isinstance(error, exc.DBAPIError) or error.orig is None:
+        return driver_unavailable(error)
+    mapped = driver_unavailable(error.orig)
+    if mapped is None and error.connection_invalidated:
+        mapped = UnavailableError(f"the database connection failed ({type(error.orig).__name__})")
+    return mapped
+
+
+def prepare_engine(engine: AsyncEngine, *, statement_timeout: float | None = DEFAULT_STATEMENT_TIMEOUT) -> None:
+    """Make ``engine`` ready for listing: on SQLite, the case-folding function and a statement limit.
+
+    SQLite has no statement timeout, and a cancelled request cannot stop a statement running in
+    aiosqlite's thread: each connection gets a ``StatementGuard`` that aborts any statement running
+    longer than ``statement_timeout`` seconds (None: no limit), answered with a 503. Idempotent:
+    the first call's limit stays. Call it before the engine opens its first connection (the plugin
+    does, when the application is built); connections opened earlier lack both.
     """
     sync_engine = engine.sync_engine
-    if sync_engine.dialect.name == "sqlite" and not event.contains(sync_engine, "connect", _register_functions):
-        event.listen(sync_engine, "connect", _register_functions)
+    if sync_engine.dialect.name == "sqlite" and sync_engine not in _PREPARERS:
+        preparer = _PREPARERS[sync_engine] = _SQLitePreparer(statement_timeout)
+        event.listen(sync_engine, "connect", preparer)
 
 
 class SQLAlchemyBackend:
@@ -147,7 +190,17 @@ class SQLAlchemyBackend:
 
         Raises:
             ConfigurationError: No session can be had, or ``context.load`` names no relation.
+            UnavailableError: The database failed to answer (see ``unavailable``).
         """
+        try:
+            return await self._fetch(query, context)
+        except Exception as error:
+            mapped = unavailable(error)
+            if mapped is None:
+                raise
+            raise mapped from error
+
+    async def _fetch(self, query: ListQuery, context: ListContext) -> Page:
         session = self.session(context)
         compiler = self.compiler(session.get_bind().dialect.name)
         page_statement, total_statement = compiler.compile(query)

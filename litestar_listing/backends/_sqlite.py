@@ -1,0 +1,51 @@
+"""A statement time limit for SQLite, which has none of its own (a SQLite "statement_timeout").
+
+A cancelled request cannot stop a statement already running in aiosqlite's thread: it would run on,
+holding its connection, until it ends. The guard aborts it from inside SQLite instead.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+__all__ = ("CHECK_EVERY", "DEFAULT_STATEMENT_TIMEOUT", "StatementGuard")
+
+DEFAULT_STATEMENT_TIMEOUT = 5.0
+"""Seconds a SQLite statement may run before it is aborted; the default of ``Resource.timeout``."""
+
+CHECK_EVERY = 10_000
+"""SQLite virtual-machine instructions between two checks of the clock (microseconds of work)."""
+
+
+class StatementGuard:
+    """Aborts any statement of one SQLite connection that runs longer than ``limit`` seconds.
+
+    The statement fails with ``sqlite3.OperationalError: interrupted``, which the backends answer
+    with a 503. Install it in the thread that owns the connection (``install``), or hand its two
+    callbacks to aiosqlite, which calls them there.
+
+    Args:
+        limit: Seconds per statement; None disables the guard.
+    """
+
+    __slots__ = ("limit", "started")
+
+    def __init__(self, limit: float | None = DEFAULT_STATEMENT_TIMEOUT) -> None:
+        self.limit = limit
+        self.started = time.monotonic()
+
+    def statement_started(self, _sql: str) -> None:
+        """Trace callback: SQLite calls it as each statement starts."""
+        self.started = time.monotonic()
+
+    def over_time(self) -> int:
+        """Progress handler: non-zero aborts the running statement."""
+        return int(self.limit is not None and time.monotonic() - self.started > self.limit)
+
+    def install(self, connection: Any) -> None:
+        """Install on a ``sqlite3.Connection``, from the thread that owns it."""
+        if self.limit is None:
+            return
+        connection.set_trace_callback(self.statement_started)
+        connection.set_progress_handler(self.over_time, CHECK_EVERY)
