@@ -48,6 +48,8 @@ class Limits:
         max_count: Largest ``count`` (spec §8: 100).
         max_in_values: Most values in one ``in``/``nin`` filter, repetitions included.
         max_search_length: Most characters of ``search`` text.
+        max_pattern_length: Most characters of the value of a text operator (``like``, ``ilike``,
+            ``(i)startswith``, ``(i)endswith``): a megabyte pattern costs every row it is tried on.
         max_filters: Most filter parameters in one request, repetitions included.
     """
 
@@ -55,6 +57,7 @@ class Limits:
     max_count: int = 100
     max_in_values: int = 500
     max_search_length: int = 256
+    max_pattern_length: int = 256
     max_filters: int = 50
 
 
@@ -283,6 +286,9 @@ class QueryParser:
                 value = coerce(info, items[0][1])
             elif operator.kind is ValueKind.FLAG:
                 value = coerce_bool(items[0][1])
+            elif len(items[0][1]) > self.limits.max_pattern_length:
+                errors.append(ParameterError(key, f"expected at most {self.limits.max_pattern_length} characters"))
+                return None
             elif operator.kind is ValueKind.PATTERN:
                 value = parse_like(coerce_text(items[0][1]))
             else:

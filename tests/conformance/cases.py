@@ -1375,6 +1375,11 @@ _TABLE: tuple[Case, ...] = (
     Case("error:search-257-characters", f"search={_X_256}x", errors=("search",), needs=MANY),
     Case("error:search-257-non-ascii", f"search={_E_ACUTE_256}%C3%A9", errors=("search",), needs=MANY),
     Case("limit:50-filters", f"{_FILTERS_50}&order_by=id&count=3&page=2", (4, 5, 6), 31),
+    Case("limit:pattern-256-characters", f"name__ilike={_X_256}", (), 0),
+    Case("limit:like-256-non-ascii-characters", f"note__like={_E_ACUTE_256}", (), 0),
+    Case("error:pattern-257-characters", f"name__ilike={_X_256}x", errors=("name__ilike",)),
+    Case("error:like-257-non-ascii", f"note__like={_E_ACUTE_256}%C3%A9", errors=("note__like",)),
+    Case("error:startswith-257-characters", f"name__startswith={_X_256}x", errors=("name__startswith",)),
     Case("error:51-filters", f"{_FILTERS_50}&name=x", errors=("name",)),
     Case("error:51-filters-repeated", f"{_FILTERS_50}&quantity__ne=1", errors=("quantity__ne",)),
     # ---------------------------------------------------------------- 400: repeated operators
