@@ -1,0 +1,206 @@
+"""Cost guards: oversized input is a fast 400, a runaway list a bounded 503, on every backend.
+
+The limits of DESIGN.md ("Limits", "Bounds") answer before any statement runs; a list that takes
+longer than its resource's ``timeout`` is cancelled and answered 503 (the store's own guards:
+PostgreSQL is asked to cancel, MongoDB gets ``maxTimeMS``). The wall-clock bounds asserted here are
+hang checks, generous by design, not speed targets.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import time
+from collections.abc import Sequence
+from typing import Any
+from urllib.parse import urlencode
+
+import pytest
+from litestar import Litestar
+from piccolo.columns import Integer as PiccoloInteger
+from piccolo.engine.sqlite import SQLiteEngine
+from piccolo.querystring import QueryString
+from pymongo.errors import AutoReconnect, ExecutionTimeout
+from sqlalchemy import Integer, literal_column
+from sqlalchemy.ext.asyncio import async_sessionmaker, create_async_engine
+
+from litestar_listing import ListingPlugin, MemoryBackend, Resource
+from litestar_listing.backends.beanie import BeanieBackend
+from litestar_listing.backends.piccolo import PiccoloBackend
+from litestar_listing.backends.piccolo import prepare_engine as prepare_piccolo_engine
+from litestar_listing.backends.sqlalchemy import SQLAlchemyBackend, model_graph, prepare_engine
+from tests.conformance import piccolo_tables
+from tests.conformance.fixture import memory_rows
+from tests.conformance.models import Thing
+from tests.conformance.targets import write_piccolo_rows, write_sqlalchemy_rows
+from tests.conftest import BACKENDS, DATABASES
+
+HANG = 10.0
+"""Seconds after which an answer counts as a hung worker."""
+
+# A recursive count SQLite needs seconds for: the computed column of a runaway list.
+_RUNAWAY = "(WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 50000000) SELECT count(*) FROM c)"
+
+
+APP = Litestar(
+    plugins=[
+        ListingPlugin([Resource("things", MemoryBackend(model_graph(Thing), memory_rows()), search_fields=("name",))])
+    ]
+)
+
+
+async def timed_get(params: Sequence[tuple[str, str]] | str) -> tuple[int, Any, float]:
+    """Call the app as a server would, with any query string (HTTP clients refuse megabyte URLs)."""
+    query = params if isinstance(params, str) else urlencode(params)
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "GET",
+        "scheme": "http",
+        "path": "/api/v1/things/",
+        "raw_path": b"/api/v1/things/",
+        "query_string": query.encode(),
+        "headers": [(b"host", b"testserver")],
+        "client": ("127.0.0.1", 1),
+        "server": ("testserver", 80),
+        "root_path": "",
+    }
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    started = time.perf_counter()
+    await APP(scope, receive, send)  # type: ignore[arg-type]
+    elapsed = time.perf_counter() - started
+    status = next(message["status"] for message in sent if message["type"] == "http.response.start")
+    body = b"".join(message.get("body", b"") for message in sent if message["type"] == "http.response.body")
+    return status, json.loads(body), elapsed
+
+
+@pytest.mark.parametrize(
+    ("params", "key"),
+    [
+        ([("id__in", ",".join(str(value) for value in range(10_000)))], "id__in"),
+        ([("id", str(value)) for value in range(10_000)], "id"),
+        ([("search", "x" * 1_000_000)], "search"),
+        ([("page", str(10**18))], "page"),
+        ([("page", "1" + "0" * 100_000)], "page"),
+        ([("count", str(10**18))], "count"),
+        ([("name__like", "%_" * 500_000)], "name__like"),
+        ([("name__ilike", "x" * 1_000_000)], "name__ilike"),
+    ],
+    ids=[
+        "in-10000",
+        "repeated-10000",
+        "search-1MB",
+        "page-1e18",
+        "page-100000-digits",
+        "count-1e18",
+        "like-1MB",
+        "ilike-1MB",
+    ],
+)
+async def test_oversized_input_is_a_fast_400(params: list[tuple[str, str]], key: str) -> None:
+    status, body, elapsed = await timed_get(params)
+    assert status == 400, body
+    assert [item["key"] for item in body["extra"]] == [key]
+    assert elapsed < HANG
+
+
+async def test_a_megabyte_query_string_of_unknown_names_is_a_400() -> None:
+    query = "&".join(f"f{number}={'v' * 20}" for number in range(40_000))  # about 1 MB
+    status, body, elapsed = await timed_get(query)
+    assert status == 400
+    assert body["extra"][0]["message"].startswith("at most 50 filter parameters")
+    assert elapsed < HANG
+
+
+async def test_page_past_a_signed_64_bit_offset_is_a_400() -> None:
+    status, body, _ = await timed_get([("page", str(10**18)), ("count", "100")])
+    assert status == 400
+    assert "64-bit" in body["extra"][0]["message"]
+
+
+# ---------------------------------------------------------------- runaway lists on SQLite: a bounded 503
+def _sqlite_path() -> str:
+    return os.path.join(tempfile.mkdtemp(prefix="listing-guards-"), "guards.sqlite")  # noqa: PTH118
+
+
+@pytest.mark.skipif("sqlite" not in DATABASES or "sqlalchemy" not in BACKENDS, reason="SQLAlchemy on SQLite")
+async def test_runaway_sqlalchemy_list_on_sqlite_is_a_bounded_503() -> None:
+    engine = create_async_engine(f"sqlite+aiosqlite:///{_sqlite_path()}")
+    prepare_engine(engine, statement_timeout=0.5)
+    await write_sqlalchemy_rows(engine)
+    sessions = async_sessionmaker(engine)
+    runaway = Resource(
+        "runaway", SQLAlchemyBackend(Thing, computed={"n": literal_column(_RUNAWAY, Integer)}), timeout=0.3
+    )
+    plain = Resource("plain", SQLAlchemyBackend(Thing), default_order=("id",))
+    try:
+        async with sessions() as session:
+            started = time.perf_counter()
+            with pytest.raises(Exception) as raised:  # noqa: PT011 - the type is checked below
+                await runaway.list(None, [("count", "1")], session=session)
+            assert time.perf_counter() - started < HANG
+        assert getattr(raised.value, "status_code", None) == 503
+        assert "took longer than 0.3 s" in str(getattr(raised.value, "detail", ""))
+        async with sessions() as session:
+            envelope: Any = await plain.list(None, [("count", "2")], session=session)
+        assert [item["id"] for item in envelope.data] == [1, 2]
+    finally:
+        await engine.dispose()
+
+
+@pytest.mark.skipif("sqlite" not in DATABASES or "piccolo" not in BACKENDS, reason="Piccolo on SQLite")
+async def test_runaway_piccolo_list_on_sqlite_is_a_bounded_503() -> None:
+    engine = SQLiteEngine(path=_sqlite_path())
+    prepare_piccolo_engine(engine, statement_timeout=0.5)
+    await write_piccolo_rows(engine)
+    table = piccolo_tables.Thing
+    runaway = Resource(
+        "runaway",
+        PiccoloBackend(table, engine=engine, computed={"n": (QueryString(_RUNAWAY), PiccoloInteger())}),
+        timeout=0.3,
+    )
+    plain = Resource("plain", PiccoloBackend(table, engine=engine), default_order=("id",))
+    started = time.perf_counter()
+    with pytest.raises(Exception) as raised:  # noqa: PT011 - the type is checked below
+        await runaway.list(None, [("count", "1")])
+    assert time.perf_counter() - started < HANG
+    assert getattr(raised.value, "status_code", None) == 503
+    envelope: Any = await plain.list(None, [("count", "2")])
+    assert [item["id"] for item in envelope.data] == [1, 2]
+
+
+# ---------------------------------------------------------------- MongoDB: maxTimeMS and dropped connections
+@pytest.mark.skipif("beanie" not in BACKENDS, reason="Beanie not selected")
+@pytest.mark.parametrize(
+    ("error", "fragment"),
+    [(ExecutionTimeout("operation exceeded time limit"), "time limit"), (AutoReconnect("reset"), "unreachable")],
+)
+async def test_mongodb_time_limit_and_connection_errors_are_503(
+    monkeypatch: pytest.MonkeyPatch, error: Exception, fragment: str
+) -> None:
+    from tests.conformance import beanie_documents
+
+    seen: dict[str, Any] = {}
+
+    class Failing:
+        async def aggregate(self, pipeline: Any, **options: Any) -> Any:
+            seen.update(options)
+            raise error
+
+    backend = BeanieBackend(beanie_documents.Thing)
+    monkeypatch.setattr(beanie_documents.Thing, "get_pymongo_collection", classmethod(lambda cls: Failing()))
+    resource = Resource("things", backend, timeout=1.5)
+    with pytest.raises(Exception) as raised:  # noqa: PT011 - the type is checked below
+        await resource.list(None, [])
+    assert getattr(raised.value, "status_code", None) == 503
+    assert fragment in str(getattr(raised.value, "detail", ""))
+    assert seen["maxTimeMS"] == 1500  # MongoDB itself stops at the resource's timeout
