@@ -1,0 +1,148 @@
+"""Hostile-client tests: tenant isolation under adversarial query strings, and private-field exposure.
+
+Shared here: the conformance data loaded on each selected backend x database (``target_ids()`` of
+``tests/conformance/targets.py``, so ``LISTING_BACKENDS``/``LISTING_DATABASES`` select them exactly as
+they select the conformance targets), in databases of its own (``litestar_listing_hostile``...) so
+that a conformance run at the same time is not disturbed; each target opened on an event loop of its
+own (hypothesis drives synchronous functions); and requests that carry a user in ``scope["user"]``
+as an authentication middleware would leave it, with the query string in ``scope["query_string"]``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import tempfile
+from collections.abc import AsyncIterator, Iterator
+from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, cast
+
+from litestar.connection import ASGIConnection
+from piccolo.engine.postgres import PostgresEngine
+from piccolo.engine.sqlite import SQLiteEngine
+from sqlalchemy.ext.asyncio import async_sessionmaker, create_async_engine
+
+from litestar_listing import Resource
+from litestar_listing.backends.sqlalchemy import prepare_engine
+from tests.conformance import beanie_documents
+from tests.conformance.targets import (
+    BEANIE_OPTIONS,
+    RESOURCES,
+    Target,
+    beanie_backend,
+    memory_target,
+    piccolo_backend,
+    sqlalchemy_backend,
+    things_resources,
+    write_piccolo_rows,
+    write_sqlalchemy_rows,
+)
+from tests.conftest import async_url, document_store, postgres_database_url
+
+if TYPE_CHECKING:
+    from litestar.types import Scope
+
+__all__ = ("HOSTILE_DATABASE", "Opened", "open_target", "opened_on_own_loop", "request")
+
+HOSTILE_DATABASE = "litestar_listing_hostile"
+"""The PostgreSQL (SQLAlchemy) and document-store database of these tests; Piccolo's gets ``_piccolo``."""
+
+
+@asynccontextmanager
+async def _sqlalchemy_target(database: str) -> AsyncIterator[Target]:
+    with tempfile.TemporaryDirectory(prefix="listing-hostile-", ignore_cleanup_errors=True) as directory:
+        if database == "sqlite":
+            url = f"sqlite+aiosqlite:///{os.path.join(directory, 'hostile.sqlite')}"  # noqa: PTH118
+        else:
+            url = async_url(postgres_database_url(HOSTILE_DATABASE))
+        engine = create_async_engine(url)
+        prepare_engine(engine)
+        try:
+            await write_sqlalchemy_rows(engine)
+            yield Target(f"sqlalchemy:{database}", things_resources(sqlalchemy_backend), async_sessionmaker(engine))
+        finally:
+            await engine.dispose()
+
+
+@asynccontextmanager
+async def _piccolo_target(database: str) -> AsyncIterator[Target]:
+    with tempfile.TemporaryDirectory(prefix="listing-hostile-piccolo-", ignore_cleanup_errors=True) as directory:
+        engine: SQLiteEngine | PostgresEngine
+        if database == "sqlite":
+            engine = SQLiteEngine(path=os.path.join(directory, "hostile.sqlite"))  # noqa: PTH118
+        else:
+            engine = PostgresEngine(config={"dsn": postgres_database_url(f"{HOSTILE_DATABASE}_piccolo")}, extensions=())
+        await write_piccolo_rows(engine)
+        if isinstance(engine, PostgresEngine):
+            await engine.start_connection_pool()
+        try:
+            yield Target(f"piccolo:{database}", things_resources(piccolo_backend), engine=engine)
+        finally:
+            if isinstance(engine, PostgresEngine):
+                await engine.close_connection_pool()
+
+
+@asynccontextmanager
+async def _beanie_target(database: str) -> AsyncIterator[Target]:
+    async with document_store(database, HOSTILE_DATABASE, beanie_documents.DOCUMENTS):
+        await beanie_documents.write_documents()
+        resources = {
+            name: Resource(name, beanie_backend(name), combine=combine, **BEANIE_OPTIONS)
+            for name, combine in RESOURCES.items()
+        }
+        yield Target(f"beanie:{database}", resources)
+
+
+@asynccontextmanager
+async def open_target(target_id: str) -> AsyncIterator[Target]:
+    """The conformance resources and data on ``target_id`` (``memory``, ``sqlalchemy:sqlite``...)."""
+    if target_id == "memory":
+        yield memory_target()
+        return
+    backend, database = target_id.split(":", 1)
+    make = {"sqlalchemy": _sqlalchemy_target, "piccolo": _piccolo_target, "beanie": _beanie_target}[backend]
+    async with make(database) as target:
+        yield target
+
+
+@dataclass(frozen=True)
+class Opened:
+    """A loaded target and the event loop its engines, pools and clients belong to."""
+
+    target: Target
+    loop: asyncio.AbstractEventLoop
+
+
+@contextmanager
+def opened_on_own_loop(target_id: str) -> Iterator[Opened]:
+    """``open_target(target_id)`` on a new event loop, closed with it afterwards."""
+    loop = asyncio.new_event_loop()
+    stack = AsyncExitStack()
+    try:
+        yield Opened(loop.run_until_complete(stack.enter_async_context(open_target(target_id))), loop)
+    finally:
+        try:
+            loop.run_until_complete(stack.aclose())
+        finally:
+            loop.run_until_complete(loop.shutdown_asyncgens())
+            loop.close()
+
+
+def request(query: str, user: object | None) -> ASGIConnection[Any, Any, Any, Any]:
+    """A GET request with ``query`` as its raw query string and ``user`` in ``scope["user"]``.
+
+    ``Resource.list(connection)`` reads both from the scope: the parameters through
+    ``query_items`` and the forced filters through ``tenant_scope`` (which reads ``scope["user"]``,
+    as ``request.user`` would after an authentication middleware). No user: no ``"user"`` key.
+    """
+    scope: dict[str, Any] = {
+        "type": "http",
+        "method": "GET",
+        "path": "/things/",
+        "query_string": query.encode(),
+        "headers": [],
+    }
+    if user is not None:
+        scope["user"] = user
+    return ASGIConnection(cast("Scope", scope))
