@@ -142,16 +142,19 @@ _SQLITE_UNAVAILABLE = ("database is locked", "interrupted", "unable to open data
 def driver_unavailable(error: BaseException) -> UnavailableError | None:
     """The ``UnavailableError`` a database driver's exception amounts to, or None for other errors.
 
-    Duck-typed, so no driver is imported: OS-level connection errors, a SQLSTATE of class 08, 53 or
-    57 (asyncpg's ``sqlstate``, psycopg's ``pgcode``), asyncpg's errors about a closed connection,
-    and SQLite's locked, interrupted or unopenable database.
+    Duck-typed, so no driver is imported: a statement out of time (``reason="timeout"``), OS-level
+    connection errors, a SQLSTATE of class 08, 53 or 57 (asyncpg's ``sqlstate``, psycopg's
+    ``pgcode``), asyncpg's errors about a closed connection, and SQLite's locked or unopenable
+    database.
     """
+    message = str(error).lower()
+    state = str(getattr(error, "sqlstate", None) or getattr(error, "pgcode", None) or "")
+    # asyncpg's per-statement timeout (TimeoutError, an OSError), PostgreSQL's statement_timeout
+    # (57014) and the SQLite guard ("interrupted") all mean: the statement ran out of time.
+    if isinstance(error, TimeoutError) or state == "57014" or message == "interrupted":
+        return UnavailableError("the statement ran out of time", reason="timeout")
     if isinstance(error, (OSError, ConnectionError)):
         return UnavailableError(f"the database is unreachable ({type(error).__name__})")
-    state = str(getattr(error, "sqlstate", None) or getattr(error, "pgcode", None) or "")
-    if state == "57014":
-        return UnavailableError("the database cancelled the statement", reason="timeout")
-    message = str(error).lower()
     if (
         state[:2] in _UNAVAILABLE_STATES
         or any(text in message for text in _SQLITE_UNAVAILABLE)

@@ -42,6 +42,9 @@ class EnrichContext:
     query: ListQuery
 
 
+_BACKSTOP_GRACE = 0.5
+"""Seconds after ``Resource.timeout`` at which the call itself is cancelled, if the store did not stop."""
+
 Enrich = Callable[[list[dict[str, Any]], EnrichContext], Awaitable[None] | None]
 
 
@@ -245,15 +248,16 @@ class Resource:
         )
 
     async def _fetch(self, query: ListQuery, context: ListContext) -> Page:
+        # The stores stop their own statements at ``timeout`` (PostgreSQL, MongoDB, the SQLite
+        # guard); cancelling the call a little later is the backstop for everything else.
+        backstop = None if self.timeout is None else self.timeout + _BACKSTOP_GRACE
+        too_slow = f"listing {self.name} took longer than {self.timeout or 0:g} s; narrow the filters or try again"
         try:
-            # Cancelling the call cancels the statement: asyncpg asks PostgreSQL to stop it and the
-            # pool gets its connection back; pymongo closes the socket (MongoDB also has maxTimeMS).
-            return await asyncio.wait_for(self.backend.fetch(query, context), self.timeout)
+            return await asyncio.wait_for(self.backend.fetch(query, context), backstop)
         except asyncio.TimeoutError:
-            detail = f"listing {self.name} took longer than {self.timeout:g} s; narrow the filters or try again"
-            raise ServiceUnavailableException(detail=detail, headers={"Retry-After": "1"}) from None
+            raise ServiceUnavailableException(detail=too_slow, headers={"Retry-After": "1"}) from None
         except UnavailableError as error:
-            detail = f"listing {self.name} failed: {error}; try again"
+            detail = too_slow if error.reason == "timeout" else f"listing {self.name} failed: {error}; try again"
             raise ServiceUnavailableException(detail=detail, headers={"Retry-After": "1"}) from error
 
     async def _enrich(self, page: Page, context: EnrichContext) -> None:

@@ -12,6 +12,7 @@ from typing import Any
 from urllib.parse import parse_qsl
 
 import pytest
+from piccolo.querystring import QueryString
 from sqlalchemy import event
 
 from litestar_listing import ListContext
@@ -72,15 +73,15 @@ def counting(target: Target) -> Iterator[list[str]]:
     """Record the statements ``target`` sends to its database."""
     statements: list[str] = []
     if target.engine is not None:
-        engine_type = type(target.engine)  # engines have __slots__: patch the class for the duration
-        original = engine_type.run_querystring
+        # Every statement is compiled once, on the engine's path and on a pinned pool connection alike.
+        original = QueryString.compile_string
 
-        async def run(self: Any, querystring: Any, in_pool: bool = True) -> Any:
-            statements.append(str(querystring))
-            return await original(self, querystring, in_pool=in_pool)
+        def compile_string(self: QueryString, engine_type: str = "postgres") -> Any:
+            statements.append(str(self))
+            return original(self, engine_type=engine_type)
 
         with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(engine_type, "run_querystring", run)
+            patch.setattr(QueryString, "compile_string", compile_string)
             yield statements
         return
     sync_engine = target.sessions.kw["bind"].sync_engine

@@ -207,10 +207,25 @@ class PiccoloBackend:
     async def _fetch(self, query: ListQuery, context: ListContext) -> Page:
         engine = self.engine_for(context)
         prepare_engine(engine)
+        pool = getattr(engine, "pool", None) if engine.engine_type == "postgres" else None
+        if pool is None or engine.current_transaction.get() is not None:
+            return await self._list(query, context, engine, None)
+        # One pooled connection for the page, the total and the eager loads: under load, a request
+        # that queued for the pool once per statement would time out between its statements.
+        async with pool.acquire() as connection:
+            return await self._list(query, context, engine, connection)
+
+    async def _list(self, query: ListQuery, context: ListContext, engine: Engine[Any], connection: Any) -> Page:
         compiler = self.compiler(engine)
+        timeout = context.timeout
 
         async def run(statement: QueryString) -> list[dict[str, Any]]:
-            return engine.transform_response_to_dicts(await engine.run_querystring(statement))
+            if connection is None:
+                return engine.transform_response_to_dicts(await engine.run_querystring(statement))
+            sql, arguments = statement.compile_string(engine_type=engine.engine_type)
+            # asyncpg's timeout asks PostgreSQL to cancel the statement and keeps the connection.
+            rows = await connection.fetch(sql, *arguments, timeout=timeout)
+            return engine.transform_response_to_dicts(rows)
 
         node, columns, extras = self._page_selection(context.load)
         page_statement, total_statement = compiler.compile(query, columns)

@@ -6,7 +6,7 @@ import weakref
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import ColumnElement, Engine, Select, event, exc, inspect, select
+from sqlalchemy import ColumnElement, Engine, Select, event, exc, inspect, select, text
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 from sqlalchemy.orm import joinedload, selectinload
 
@@ -53,6 +53,13 @@ class _SQLitePreparer:
 
 
 _PREPARERS: weakref.WeakKeyDictionary[Engine, _SQLitePreparer] = weakref.WeakKeyDictionary()
+
+# Transaction-local, so it ends with the request's transaction; the reset keeps a caller's own
+# session as it was for statements after the list.
+_SET_TIMEOUT = text(
+    "SELECT current_setting('statement_timeout') AS previous, set_config('statement_timeout', :limit, true)"
+)
+_RESET_TIMEOUT = text("SELECT set_config('statement_timeout', :limit, true)")
 
 
 def unavailable(error: BaseException) -> UnavailableError | None:
@@ -202,7 +209,19 @@ class SQLAlchemyBackend:
 
     async def _fetch(self, query: ListQuery, context: ListContext) -> Page:
         session = self.session(context)
-        compiler = self.compiler(session.get_bind().dialect.name)
+        dialect = session.get_bind().dialect.name
+        if dialect != "postgresql" or context.timeout is None:
+            return await self._list(session, dialect, query, context)
+        # PostgreSQL stops a statement past the timeout itself (SQLSTATE 57014, a 503): cancelling
+        # from asyncio instead would make SQLAlchemy discard the connection as if it had broken.
+        limit = str(max(1, int(context.timeout * 1000)))
+        previous = (await session.execute(_SET_TIMEOUT, {"limit": limit})).scalar_one()
+        page = await self._list(session, dialect, query, context)
+        await session.execute(_RESET_TIMEOUT, {"limit": previous})
+        return page
+
+    async def _list(self, session: AsyncSession, dialect: str, query: ListQuery, context: ListContext) -> Page:
+        compiler = self.compiler(dialect)
         page_statement, total_statement = compiler.compile(query)
         if context.load:
             page_statement = page_statement.options(*self._loader_options(context.load))
