@@ -12,7 +12,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from litestar_listing.backends.base import Capabilities, ListContext, Page, dispatch, field_filter
-from litestar_listing.core.query import Combine, FieldPath, Filter, ListQuery, OrderTerm, Search
+from litestar_listing.core.query import Combine, FieldPath, Filter, ListQuery, OrderTerm, Search, load_tree
 from litestar_listing.core.schema import FieldInfo, ModelGraph
 from litestar_listing.core.text import LikePattern, fold_case
 
@@ -54,11 +54,33 @@ class MemoryBackend:
         """Nothing to prepare."""
 
     async def fetch(self, query: ListQuery, context: ListContext) -> Page:
-        """Filter, search, order and cut the rows; ``context`` is not used."""
+        """Filter, search, order and cut the rows; items as the other backends list them.
+
+        An item holds the listed entity's non-private fields, the computed values, and the
+        relations of ``context.load`` only, each projected the same way (spec §4.5).
+        """
         matching = [row for row in self._rows if self._matches(row, query)]
         ordered = self._sorted(matching, query.order)
         start = query.window.offset
-        return Page(items=[dict(row) for row in ordered[start : start + query.window.count]], total=len(matching))
+        tree = load_tree(context.load)
+        items = [
+            self._item(row, self._graph.root, tree, top=True) for row in ordered[start : start + query.window.count]
+        ]
+        return Page(items=items, total=len(matching))
+
+    def _item(self, row: Row, entity_name: str, tree: Mapping[str, Any], *, top: bool = False) -> dict[str, Any]:
+        entity = self._graph.entities[entity_name]
+        item = {name: row.get(name) for name, info in entity.fields.items() if not info.private}
+        if top:
+            item.update((name, row.get(name)) for name in self._computed)
+        for name, subtree in tree.items():
+            relation = entity.relations[name]
+            value = row.get(name)
+            if relation.to_many:
+                item[name] = [self._item(child, relation.target, subtree) for child in value or ()]
+            else:
+                item[name] = None if value is None else self._item(value, relation.target, subtree)
+        return item
 
     def _matches(self, row: Row, query: ListQuery) -> bool:
         if not all(self._filter(row, item) for item in query.forced_filters):

@@ -325,12 +325,15 @@ def _bounded_int(
 def forced_filter(field_map: FieldMap, name: str, value: object) -> Filter:
     """A server-side equality (or membership, for a list/tuple/set) filter on any existing path.
 
-    The path need not be exposed to clients. Values are compared as given (no coercion).
+    The path need not be exposed to clients. Values are compared as given (no coercion). None
+    matches nothing, as equality never matches NULL (DESIGN.md, "NULL"): a user without a company
+    sees no row of a tenant-scoped list, not the rows whose company is NULL.
 
     Raises:
         ConfigurationError: The path does not exist.
     """
     exposed = field_map.field_at(FieldPath.parse(name))
-    if isinstance(value, (list, tuple, set, frozenset)):
-        return Filter(exposed.path, OPERATORS["in"], tuple(value), key=name)
+    if value is None or isinstance(value, (list, tuple, set, frozenset)):
+        values = () if value is None else tuple(item for item in value if item is not None)
+        return Filter(exposed.path, OPERATORS["in"], values, key=name)
     return Filter(exposed.path, OPERATORS["eq"], value, key=name)

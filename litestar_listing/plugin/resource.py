@@ -181,8 +181,16 @@ class Resource:
         return self._envelope
 
     def forced(self, connection: ASGIConnection[Any, Any, Any, Any] | None) -> list[Filter]:
-        """The forced filters for ``connection`` (none without one)."""
+        """The forced filters for ``connection``.
+
+        Raises:
+            ConfigurationError: The resource has forced filters but no connection was given: a
+                list without its request would be unscoped (spec §4.4.10).
+        """
         if connection is None:
+            if self.forced_filters:
+                msg = f"resource {self.name!r} has forced filters: list or parse it with the request"
+                raise ConfigurationError(msg)
             return []
         return [
             forced_filter(self.field_map, name, value)
@@ -197,6 +205,7 @@ class Resource:
 
         Raises:
             ValidationException: Litestar's 400, one ``extra`` entry per bad parameter.
+            ConfigurationError: The resource has forced filters and ``connection`` is None.
         """
         try:
             return self.parser.parse(params, self.forced(connection))
@@ -225,6 +234,7 @@ class Resource:
 
         Raises:
             ValidationException: Bad query parameters (400).
+            ConfigurationError: The resource has forced filters and ``connection`` is None.
             ServiceUnavailableException: The store did not answer within ``timeout``, or is
                 unreachable, or has no free connection (503, with ``Retry-After``).
         """

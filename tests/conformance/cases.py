@@ -1105,6 +1105,10 @@ _TABLE: tuple[Case, ...] = (
     Case("doc:relation-path-is-unknown", "owner__name=Alice", errors=("owner__name",), needs=DOC),
     # ---------------------------------------------------------------- forced filters: §4.4.10
     Case("forced:plain", "order_by=id&count=50", _ACME, 14, forced=(("company_id", 1),)),
+    # A tenant of None (a user without a company) sees nothing, not the rows whose value is NULL.
+    Case("forced:none-matches-nothing", "count=50", (), 0, forced=(("owner_id", None),)),
+    Case("forced:none-on-a-nullable-path", "count=50", (), 0, forced=(("owner__company_id", None),), needs=REL),
+    Case("forced:none-in-a-list-is-dropped", "order_by=id", (1, 7, 16, 28), 4, forced=(("owner_id", (None, 1)),)),
     Case("forced:default-order", "count=5", (28, 25, 21, 13, 14), 14, forced=(("company_id", 1),)),
     Case(
         "forced:same-name-dropped",
