@@ -155,3 +155,119 @@ def test_openapi_documents_every_parameter(client: TestClient[Litestar]) -> None
     item = schema["components"]["schemas"]["Things"]
     assert item["properties"]["label"] == {"type": "string"}  # declared through enrich_fields
     assert "password_hash" not in item["properties"]
+
+
+def _openapi_parameters(client: TestClient[Litestar]) -> dict[str, dict[str, Any]]:
+    operation = client.get("/schema/openapi.json").json()["paths"]["/api/v1/things"]["get"]
+    return {parameter["name"]: parameter for parameter in operation["parameters"]}
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "valid"),
+    [
+        ("at__gte", "2024-05-01", True),
+        ("at__gte", "2024-05-01 12:30", True),
+        ("at__gte", "2024-05-01T12:30:45.123456+0530", True),
+        ("at__gte", "2024-05-01T12:30:45z", True),
+        ("at__gte", "2024-13-01", False),
+        ("at__gte", "2024-05-01T24:00", False),
+        ("at__gte", "0000-01-01", False),
+        ("at__gte", "2024-05-01t12:30Z", False),  # RFC 3339 allows a lowercase t; the engine does not
+        ("at__gte", "2024-02-29", True),
+        ("at__gte", "2000-02-29T00:00", True),
+        ("at__gte", "2023-02-29", False),
+        ("at__gte", "2100-02-29", False),
+        ("at__gte", "2024-09-31", False),
+        ("day", "2024-02-29", True),
+        ("day", "2023-02-29", False),
+        ("day", "0000-01-01", False),  # RFC 3339 has a year 0; Python does not
+        ("naive_at__in", "2024-05-01T12:30", True),
+        ("name", "", True),
+        ("name", "nul\x00", False),
+        ("name__ilike", "50%", True),
+        ("name__like", "a\\%b_", True),
+        ("name__like", "ends with \\", False),
+        ("search", "nul\x00", False),
+        ("price", "1.5e3", True),
+        ("price", "1e99999", False),
+        ("price", "\u0663", False),  # a Unicode digit: \d would admit it
+        ("order_by", "-name,small", True),
+        ("order_by", "nope", False),
+    ],
+)
+def test_openapi_patterns_agree_with_the_engine(
+    client: TestClient[Litestar], key: str, value: str, valid: bool
+) -> None:
+    # The schema calls a value valid exactly when the engine accepts it (a 200), so a client
+    # generated from the OpenAPI, or a fuzzer, never meets a surprise 400 or a surprise 200.
+    import re
+
+    schema = _openapi_parameters(client)[key]["schema"]
+    pattern = schema["items"]["pattern"] if schema["type"] == "array" else schema["pattern"]
+    assert (re.search(pattern, value) is not None) is valid
+    assert client.get("/api/v1/things/", params={key: value}).status_code == (200 if valid else 400)
+
+
+def test_openapi_empty_values_lists_and_bounds(client: TestClient[Litestar]) -> None:
+    import sys
+
+    parameters = _openapi_parameters(client)
+    # An empty value: the default order, no search, an empty text; never a number.
+    assert parameters["order_by"]["allowEmptyValue"] is True
+    assert parameters["search"]["allowEmptyValue"] is True
+    assert parameters["name"]["allowEmptyValue"] is True
+    assert parameters["name__like"]["allowEmptyValue"] is True
+    assert parameters["small"]["allowEmptyValue"] is False
+    assert parameters["name__in"]["allowEmptyValue"] is False
+    for query in ("order_by=", "search=", "name=", "name__in="):
+        assert client.get(f"/api/v1/things/?{query}").status_code == 200, query
+    assert client.get("/api/v1/things/?small=").status_code == 400
+    # Lists: an empty list is one empty text, so only text lists may be empty; at most 500 values.
+    assert "minItems" not in parameters["name__in"]["schema"]
+    assert parameters["small__in"]["schema"]["minItems"] == 1
+    assert parameters["small__in"]["schema"]["maxItems"] == 500
+    assert parameters["small__in"]["explode"] is False
+    assert client.get("/api/v1/things/?small__in=").status_code == 400
+    assert client.get("/api/v1/things/?small__in=" + ",".join(["1"] * 501)).status_code == 400
+    # page: (page - 1) x count is a 64-bit offset, so 2**63 is the last page of one item.
+    assert parameters["page"]["schema"]["maximum"] == 2**63
+    assert client.get(f"/api/v1/things/?page={2**63}&count=1").status_code == 200
+    assert client.get(f"/api/v1/things/?page={2**63 + 1}&count=1").status_code == 400
+    weight = parameters["weight"]["schema"]
+    assert weight["type"] == "number"
+    assert weight["maximum"] == -weight["minimum"] == sys.float_info.max
+    assert client.get("/api/v1/things/?weight=1e309").status_code == 400  # infinity
+    assert parameters["small__isnull"]["schema"] == {"type": "boolean"}
+
+
+def test_openapi_documents_every_error_response() -> None:
+    scoped = make_app(forced_filters=(tenant_scope("owner_id"),))
+    with TestClient(scoped) as client:
+        operation = client.get("/schema/openapi.json").json()["paths"]["/api/v1/things"]["get"]
+        assert set(operation["responses"]) == {"200", "400", "401", "503"}
+        assert "At most 50 filter parameters" in operation["description"]
+        parameters = {parameter["name"]: parameter for parameter in operation["parameters"]}
+        # The forced field's equality is dropped unread for a scoped user: any text may get a 200.
+        assert parameters["owner_id"]["schema"] == {"type": "string"}
+        assert client.get("/api/v1/things/?owner_id=x", headers={"x-user": "u1"}).status_code == 200
+        assert parameters["owner_id__ne"]["schema"]["type"] == "integer"  # still read, still checked
+
+        bad = client.get("/api/v1/things/?small=x", headers={"x-user": "u1"})
+        body_400 = operation["responses"]["400"]["content"]["application/json"]["schema"]
+        assert body_400["required"] == ["status_code", "detail", "extra"]
+        assert body_400["properties"]["status_code"]["const"] == 400
+        entry = body_400["properties"]["extra"]["items"]
+        assert entry["required"] == ["key", "message", "source"]
+        assert entry["properties"]["source"]["const"] == "query"
+        assert bad.status_code == 400
+        assert set(bad.json()) == set(body_400["properties"])
+        assert [set(item) for item in bad.json()["extra"]] == [set(entry["properties"])]
+
+        denied = client.get("/api/v1/things/")
+        body_401 = operation["responses"]["401"]["content"]["application/json"]["schema"]
+        assert denied.status_code == 401
+        assert body_401["properties"]["status_code"]["const"] == 401
+        assert set(body_401["required"]) <= set(denied.json()) <= set(body_401["properties"])
+    with TestClient(make_app()) as client:
+        operation = client.get("/schema/openapi.json").json()["paths"]["/api/v1/things"]["get"]
+        assert set(operation["responses"]) == {"200", "400", "503"}  # no forced filter, no 401
