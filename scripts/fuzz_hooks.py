@@ -1,0 +1,192 @@
+"""Schemathesis hooks of ``scripts/fuzz.py``, loaded through ``SCHEMATHESIS_HOOKS``.
+
+- ``litestar_error_shape``: a custom check, every 4xx answer is Litestar's error body,
+  ``{"status_code", "detail", "extra": [{"key", "message", "source"}]}``; a 400 names in ``extra``
+  only parameters the request sent.
+- ``before_call``: requests carry one of the demo's bearer tokens or none, picked from a hash of
+  the query (so a replay sends the same). ``watched-flights`` always gets a token: without one it
+  only ever answers 401.
+- ``after_call``/``after_network_error``: count every request sent, by operation, status, generation
+  mode and phase, and the reasons of 400s to data generated as valid; written as JSON to
+  ``$LISTING_FUZZ_STATS`` when the run ends.
+"""
+
+from __future__ import annotations
+
+import atexit
+import hashlib
+import json
+import os
+import re
+import threading
+from collections import Counter
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+import requests
+import schemathesis
+from schemathesis import Case as AnyCase
+from schemathesis import CheckContext, HookContext, Response
+
+from litestar_listing.demo.data import TOKENS
+
+_ERROR_KEYS = frozenset({"status_code", "detail", "extra"})
+_EXTRA_KEYS = frozenset({"key", "message", "source"})
+_QUOTED = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
+_SCOPED_PATH = "/watched-flights"
+_STATS_PATH = os.environ.get("LISTING_FUZZ_STATS")
+
+Case = AnyCase[Any]
+_lock = threading.Lock()
+_requests: Counter[str] = Counter()
+_statuses: Counter[str] = Counter()
+_modes: Counter[str] = Counter()
+_phases: Counter[str] = Counter()
+_operations: Counter[str] = Counter()
+_valid_rejected: Counter[str] = Counter()
+_valid_rejected_examples: dict[str, str] = {}
+_network_errors: Counter[str] = Counter()
+
+
+def _error_shape_problems(body: Any, status: int, sent: set[str]) -> list[str]:
+    if not isinstance(body, dict):
+        return [f"the body is {type(body).__name__}, not an object"]
+    problems = [f"unexpected member {key!r}" for key in sorted(set(body) - _ERROR_KEYS)]
+    code = body.get("status_code")
+    if type(code) is not int or code != status:
+        problems.append(f"status_code is {code!r}, the response's status is {status}")
+    detail = body.get("detail")
+    if not isinstance(detail, str) or not detail:
+        problems.append(f"detail is {detail!r}, not a non-empty string")
+    if "extra" not in body:
+        if status == 400:
+            problems.append("a 400 without 'extra' (every bad parameter must be listed)")
+        return problems
+    extra = body["extra"]
+    if not isinstance(extra, list) or (status == 400 and not extra):
+        return [*problems, f"extra is {extra!r}, not a non-empty list"]
+    for position, item in enumerate(extra):
+        if not isinstance(item, dict) or set(item) != _EXTRA_KEYS:
+            problems.append(f"extra[{position}] is {item!r}, not {{key, message, source}}")
+            continue
+        if not all(isinstance(item[key], str) for key in _EXTRA_KEYS) or not item["message"]:
+            problems.append(f"extra[{position}] has a non-text member or an empty message: {item!r}")
+        elif status == 400 and (item["source"] != "query" or item["key"] not in sent):
+            # ``key`` is the name as sent, which may be empty (``?=x``), never one that was not sent.
+            problems.append(f"extra[{position}] names {item['key']!r} ({item['source']}), not a parameter sent")
+    return problems
+
+
+def _sent_parameters(response: Response) -> set[str]:
+    query = urlsplit(str(response.request.url)).query
+    return {name for name, _ in parse_qsl(query, keep_blank_values=True)}
+
+
+@schemathesis.check
+def litestar_error_shape(ctx: CheckContext, response: Response, case: Case) -> bool | None:
+    """Every 4xx is Litestar's error body; a 400 lists in ``extra`` only query parameters that were sent."""
+    del ctx, case
+    status = response.status_code
+    if not 400 <= status < 500:
+        return None
+    content_type = [
+        value for name, values in response.headers.items() if name.lower() == "content-type" for value in values
+    ]
+    if not any(value.startswith("application/json") for value in content_type):
+        msg = f"a {status} answered with content-type {content_type!r}, not Litestar's JSON error body"
+        raise AssertionError(msg)
+    try:
+        body = json.loads(response.content)
+    except ValueError as error:
+        msg = f"a {status} whose body is not JSON: {error}"
+        raise AssertionError(msg) from None
+    problems = _error_shape_problems(body, status, _sent_parameters(response))
+    if problems:
+        msg = f"a {status} outside Litestar's error shape: " + "; ".join(problems)
+        raise AssertionError(msg)
+    return None
+
+
+def _token_for(case: Case) -> str | None:
+    scoped = case.operation.path.endswith(_SCOPED_PATH)
+    choices: list[str | None] = [*sorted(TOKENS)] if scoped else [None, *sorted(TOKENS)]
+    query = sorted((str(key), repr(value)) for key, value in (case.query or {}).items())
+    digest = hashlib.blake2b(repr((case.operation.path, query)).encode(), digest_size=2).digest()
+    return choices[int.from_bytes(digest, "big") % len(choices)]
+
+
+@schemathesis.hook
+def before_call(context: HookContext, case: Case, kwargs: dict[str, Any]) -> None:
+    """Send one of the demo's bearer tokens, or none (always a token on watched-flights)."""
+    del context, kwargs
+    token = _token_for(case)
+    if token is not None:
+        case.headers["Authorization"] = f"Bearer {token}"
+
+
+def _reasons(response: Response) -> list[tuple[str, str]]:
+    """``(rule, parameter)`` per entry of a 400's ``extra``; values in the message are masked."""
+    try:
+        body = json.loads(response.content)
+    except ValueError:
+        return [("(not JSON)", "")]
+    extra = body.get("extra") if isinstance(body, dict) else None
+    if not isinstance(extra, list) or not extra:
+        return [(str(body.get("detail") if isinstance(body, dict) else body)[:120], "")]
+    return [
+        (_QUOTED.sub("'…'", str(item.get("message", ""))), str(item.get("key", "")))
+        if isinstance(item, dict)
+        else (str(item)[:120], "")
+        for item in extra
+    ]
+
+
+@schemathesis.hook
+def after_call(context: HookContext, case: Case, response: Response) -> None:
+    """Count the request; remember why a 400 rejected data generated as valid."""
+    del context
+    meta = case.meta
+    mode = meta.generation.mode.value if meta is not None else "unknown"
+    phase = meta.phase.name.value if meta is not None else "unknown"
+    status = response.status_code
+    reasons = _reasons(response) if status == 400 and mode == "positive" else []
+    with _lock:
+        _requests["sent"] += 1
+        _statuses[f"{status // 100}xx"] += 1
+        _statuses[str(status)] += 1
+        _modes[mode] += 1
+        _phases[phase] += 1
+        _operations[case.operation.label] += 1
+        for rule, key in reasons:
+            _valid_rejected[rule] += 1
+            _valid_rejected_examples.setdefault(rule, f"{key!r} in {str(response.request.url)[:400]}")
+
+
+@schemathesis.hook
+def after_network_error(context: HookContext, case: Case, request: requests.PreparedRequest) -> None:
+    """Count a request that got no answer (timeout, connection refused)."""
+    del context
+    with _lock:
+        _requests["sent"] += 1
+        _network_errors[f"{case.operation.label}: {str(request.url)[:300]}"] += 1
+
+
+def _write_stats() -> None:
+    if not _STATS_PATH:
+        return
+    with _lock:
+        stats = {
+            "requests": _requests["sent"],
+            "statuses": dict(_statuses),
+            "modes": dict(_modes),
+            "phases": dict(_phases),
+            "operations": dict(_operations),
+            "valid_rejected": dict(_valid_rejected.most_common()),
+            "valid_rejected_examples": dict(_valid_rejected_examples),
+            "network_errors": dict(_network_errors),
+        }
+    with open(_STATS_PATH, "w", encoding="utf-8") as sink:  # noqa: PTH123 - at exit, keep it minimal
+        json.dump(stats, sink, indent=1)
+
+
+atexit.register(_write_stats)
