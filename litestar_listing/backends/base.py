@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
@@ -50,14 +51,32 @@ class ListContext:
             session or connection from it).
         session: An explicit session or connection; wins over the one from ``request``.
         load: Relations to eager-load with the page items (spec §4.5), e.g. ``("airline",)``.
-        timeout: Seconds the whole call may take, or None; backends whose store can bound its
-            own work pass it on (MongoDB's ``maxTimeMS``). The caller enforces it in any case.
+        timeout: Seconds the whole call may take, or None.
+        deadline: When the call must end, on ``time.monotonic()``'s clock, or None. Backends whose
+            store can stop its own work give it the time left (``remaining``) when a statement
+            starts, so time spent waiting for a pooled connection counts; the caller cancels the
+            call a little later in any case.
     """
 
     request: Any = None
     session: Any = None
     load: tuple[str, ...] = ()
     timeout: float | None = None
+    deadline: float | None = None
+
+    def remaining(self) -> float | None:
+        """Seconds left before ``deadline`` (at least a millisecond), or None without one.
+
+        Raises:
+            UnavailableError: The deadline has passed (``reason="timeout"``): no statement should start.
+        """
+        if self.deadline is None:
+            return None
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            msg = "the time for this list ran out before its statement could start"
+            raise UnavailableError(msg, reason="timeout")
+        return max(left, 0.001)
 
 
 @dataclass(slots=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -246,6 +247,7 @@ class Resource:
             session=session,
             load=tuple(self.load if load is None else load),
             timeout=self.timeout,
+            deadline=None if self.timeout is None else time.monotonic() + self.timeout,
         )
         page = await self._fetch(query, context)
         await self._enrich(page, EnrichContext(connection, self, context, query))

@@ -212,4 +212,4 @@ async def test_mongodb_time_limit_and_connection_errors_are_503(
         await resource.list(None, [])
     assert getattr(raised.value, "status_code", None) == 503
     assert fragment in str(getattr(raised.value, "detail", ""))
-    assert seen["maxTimeMS"] == 1500  # MongoDB itself stops at the resource's timeout
+    assert 1000 < seen["maxTimeMS"] <= 1500  # MongoDB itself stops at the time left

@@ -29,8 +29,9 @@ async def _aggregate(
     collection: AsyncCollection[Any], pipeline: list[dict[str, Any]], context: ListContext
 ) -> list[Any]:
     options: dict[str, Any] = {"allowDiskUse": True}
-    if context.timeout is not None:
-        options["maxTimeMS"] = max(1, int(context.timeout * 1000))  # MongoDB stops the work itself
+    remaining = context.remaining()
+    if remaining is not None:
+        options["maxTimeMS"] = max(1, int(remaining * 1000))  # MongoDB stops the work itself
     try:
         cursor = await collection.aggregate(pipeline, session=context.session, **options)
         return await cursor.to_list(None)

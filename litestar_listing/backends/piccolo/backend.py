@@ -217,14 +217,14 @@ class PiccoloBackend:
 
     async def _list(self, query: ListQuery, context: ListContext, engine: Engine[Any], connection: Any) -> Page:
         compiler = self.compiler(engine)
-        timeout = context.timeout
 
         async def run(statement: QueryString) -> list[dict[str, Any]]:
             if connection is None:
                 return engine.transform_response_to_dicts(await engine.run_querystring(statement))
             sql, arguments = statement.compile_string(engine_type=engine.engine_type)
-            # asyncpg's timeout asks PostgreSQL to cancel the statement and keeps the connection.
-            rows = await connection.fetch(sql, *arguments, timeout=timeout)
+            # asyncpg's timeout asks PostgreSQL to cancel the statement and keeps the connection;
+            # the time left is measured now, after the wait for the pooled connection.
+            rows = await connection.fetch(sql, *arguments, timeout=context.remaining())
             return engine.transform_response_to_dicts(rows)
 
         node, columns, extras = self._page_selection(context.load)

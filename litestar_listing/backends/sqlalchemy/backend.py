@@ -210,11 +210,15 @@ class SQLAlchemyBackend:
     async def _fetch(self, query: ListQuery, context: ListContext) -> Page:
         session = self.session(context)
         dialect = session.get_bind().dialect.name
-        if dialect != "postgresql" or context.timeout is None:
+        if dialect != "postgresql" or context.deadline is None:
             return await self._list(session, dialect, query, context)
-        # PostgreSQL stops a statement past the timeout itself (SQLSTATE 57014, a 503): cancelling
+        # PostgreSQL stops a statement past the deadline itself (SQLSTATE 57014, a 503): cancelling
         # from asyncio instead would make SQLAlchemy discard the connection as if it had broken.
-        limit = str(max(1, int(context.timeout * 1000)))
+        # The time left is measured once the pooled connection is ours: waiting for it counts.
+        await session.connection()
+        remaining = context.remaining()
+        assert remaining is not None  # noqa: S101 - there is a deadline
+        limit = str(max(1, int(remaining * 1000)))
         previous = (await session.execute(_SET_TIMEOUT, {"limit": limit})).scalar_one()
         page = await self._list(session, dialect, query, context)
         await session.execute(_RESET_TIMEOUT, {"limit": previous})
