@@ -32,12 +32,13 @@ class FaultyProxy:
         self.down = False
         self.accepted = 0
         self._server: asyncio.Server | None = None
+        self._starting: asyncio.Task[None] | None = None
         self._writers: set[asyncio.StreamWriter] = set()
         self._tasks: set[asyncio.Task[None]] = set()
 
     async def start(self) -> None:
-        """Listen on a free loopback port (``self.port``)."""
-        self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
+        """Listen on a free loopback port (``self.port``), or again on the same one."""
+        self._server = await asyncio.start_server(self._serve, "127.0.0.1", self.port)
         self.port = self._server.sockets[0].getsockname()[1]
 
     def drop(self) -> None:
@@ -51,28 +52,35 @@ class FaultyProxy:
     def _in_loop(self, action: Callable[[], None]) -> None:
         done: concurrent.futures.Future[None] = concurrent.futures.Future()
 
-        def run() -> None:
+        async def run() -> None:
             action()
+            if self._starting is not None:
+                await self._starting  # listening again before restore() returns
+                self._starting = None
             done.set_result(None)
 
-        self._loop.call_soon_threadsafe(run)
+        self._loop.call_soon_threadsafe(lambda: self._loop.create_task(run()))
         done.result(timeout=5)
 
     def _drop(self) -> None:
         self.down = True
+        # Stop listening too: new connections are refused by the kernel, as by a server that is
+        # gone (accepting and resetting them would leave clients half-open transports to clean up).
+        if self._server is not None:
+            self._server.close()
+            self._server = None
         for writer in list(self._writers):
             writer.transport.abort()  # a reset, not a polite close: nothing more is delivered
         self._writers.clear()
 
     def _restore(self) -> None:
         self.down = False
+        if self._server is None:
+            self._starting = self._loop.create_task(self.start())
 
     async def close(self) -> None:
         """Stop listening and cut everything."""
         self._drop()
-        if self._server is not None:
-            self._server.close()
-            await self._server.wait_closed()
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
