@@ -111,12 +111,13 @@ async def write_sqlalchemy_rows(engine: AsyncEngine) -> None:
 
 
 @asynccontextmanager
-async def sqlalchemy_target(database: str) -> AsyncIterator[Target]:
+async def sqlalchemy_target(database: str, name: str = "litestar_listing_conformance") -> AsyncIterator[Target]:
+    """The fixture on SQLAlchemy: a fresh SQLite file, or the PostgreSQL database ``name``."""
     if database == "sqlite":
-        directory = tempfile.mkdtemp(prefix="listing-conformance-")
+        directory = tempfile.mkdtemp(prefix=f"{name}-")
         url = f"sqlite+aiosqlite:///{os.path.join(directory, 'conformance.sqlite')}"  # noqa: PTH118
     else:
-        url = async_url(postgres_database_url("litestar_listing_conformance"))
+        url = async_url(postgres_database_url(name))
     engine = create_async_engine(url)
     prepare_engine(engine)
     try:
@@ -162,8 +163,9 @@ async def write_piccolo_rows(engine: Engine[Any]) -> None:
 
 
 @asynccontextmanager
-async def piccolo_target(database: str) -> AsyncIterator[Target]:
-    engine = piccolo_engine(database, "litestar_listing_conformance_piccolo")
+async def piccolo_target(database: str, name: str = "litestar_listing_conformance_piccolo") -> AsyncIterator[Target]:
+    """The fixture on Piccolo: a fresh SQLite file, or the PostgreSQL database ``name``."""
+    engine = piccolo_engine(database, name)
     await write_piccolo_rows(engine)
     if isinstance(engine, PostgresEngine):
         await engine.start_connection_pool()
@@ -195,8 +197,9 @@ def beanie_backend(name: str) -> ListingBackend:
 
 
 @asynccontextmanager
-async def beanie_target(database: str) -> AsyncIterator[Target]:
-    async with document_store(database, "litestar_listing_conformance", beanie_documents.DOCUMENTS):
+async def beanie_target(database: str, name: str = "litestar_listing_conformance") -> AsyncIterator[Target]:
+    """The fixture as Beanie documents in the database ``name`` of the document store."""
+    async with document_store(database, name, beanie_documents.DOCUMENTS):
         await beanie_documents.write_documents()
         resources = {
             name: Resource(name, beanie_backend(name), combine=combine, **BEANIE_OPTIONS)

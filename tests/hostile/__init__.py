@@ -11,34 +11,14 @@ as an authentication middleware would leave it, with the query string in ``scope
 from __future__ import annotations
 
 import asyncio
-import os
-import tempfile
 from collections.abc import AsyncIterator, Iterator
 from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 from litestar.connection import ASGIConnection
-from piccolo.engine.postgres import PostgresEngine
-from piccolo.engine.sqlite import SQLiteEngine
-from sqlalchemy.ext.asyncio import async_sessionmaker, create_async_engine
 
-from litestar_listing import Resource
-from litestar_listing.backends.sqlalchemy import prepare_engine
-from tests.conformance import beanie_documents
-from tests.conformance.targets import (
-    BEANIE_OPTIONS,
-    RESOURCES,
-    Target,
-    beanie_backend,
-    memory_target,
-    piccolo_backend,
-    sqlalchemy_backend,
-    things_resources,
-    write_piccolo_rows,
-    write_sqlalchemy_rows,
-)
-from tests.conftest import async_url, document_store, postgres_database_url
+from tests.conformance.targets import Target, beanie_target, memory_target, piccolo_target, sqlalchemy_target
 
 if TYPE_CHECKING:
     from litestar.types import Scope
@@ -50,59 +30,15 @@ HOSTILE_DATABASE = "litestar_listing_hostile"
 
 
 @asynccontextmanager
-async def _sqlalchemy_target(database: str) -> AsyncIterator[Target]:
-    with tempfile.TemporaryDirectory(prefix="listing-hostile-", ignore_cleanup_errors=True) as directory:
-        if database == "sqlite":
-            url = f"sqlite+aiosqlite:///{os.path.join(directory, 'hostile.sqlite')}"  # noqa: PTH118
-        else:
-            url = async_url(postgres_database_url(HOSTILE_DATABASE))
-        engine = create_async_engine(url)
-        prepare_engine(engine)
-        try:
-            await write_sqlalchemy_rows(engine)
-            yield Target(f"sqlalchemy:{database}", things_resources(sqlalchemy_backend), async_sessionmaker(engine))
-        finally:
-            await engine.dispose()
-
-
-@asynccontextmanager
-async def _piccolo_target(database: str) -> AsyncIterator[Target]:
-    with tempfile.TemporaryDirectory(prefix="listing-hostile-piccolo-", ignore_cleanup_errors=True) as directory:
-        engine: SQLiteEngine | PostgresEngine
-        if database == "sqlite":
-            engine = SQLiteEngine(path=os.path.join(directory, "hostile.sqlite"))  # noqa: PTH118
-        else:
-            engine = PostgresEngine(config={"dsn": postgres_database_url(f"{HOSTILE_DATABASE}_piccolo")}, extensions=())
-        await write_piccolo_rows(engine)
-        if isinstance(engine, PostgresEngine):
-            await engine.start_connection_pool()
-        try:
-            yield Target(f"piccolo:{database}", things_resources(piccolo_backend), engine=engine)
-        finally:
-            if isinstance(engine, PostgresEngine):
-                await engine.close_connection_pool()
-
-
-@asynccontextmanager
-async def _beanie_target(database: str) -> AsyncIterator[Target]:
-    async with document_store(database, HOSTILE_DATABASE, beanie_documents.DOCUMENTS):
-        await beanie_documents.write_documents()
-        resources = {
-            name: Resource(name, beanie_backend(name), combine=combine, **BEANIE_OPTIONS)
-            for name, combine in RESOURCES.items()
-        }
-        yield Target(f"beanie:{database}", resources)
-
-
-@asynccontextmanager
 async def open_target(target_id: str) -> AsyncIterator[Target]:
     """The conformance resources and data on ``target_id`` (``memory``, ``sqlalchemy:sqlite``...)."""
     if target_id == "memory":
         yield memory_target()
         return
     backend, database = target_id.split(":", 1)
-    make = {"sqlalchemy": _sqlalchemy_target, "piccolo": _piccolo_target, "beanie": _beanie_target}[backend]
-    async with make(database) as target:
+    name = f"{HOSTILE_DATABASE}_piccolo" if backend == "piccolo" else HOSTILE_DATABASE
+    make = {"sqlalchemy": sqlalchemy_target, "piccolo": piccolo_target, "beanie": beanie_target}[backend]
+    async with make(database, name) as target:
         yield target
 
 
