@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 from litestar_listing.core.errors import UnavailableError, UnsupportedQueryError
 from litestar_listing.core.operators import OPERATORS
@@ -32,6 +32,10 @@ class Capabilities:
         filter_syntax: How filter names are read: relation paths and operator suffixes
             (relational stores, spec §4.4.6-7) or the document-store rules (spec §4.4.8-9).
         raw_filters: Compiles ``RawFilter`` (allowlisted raw store keys, spec §4.4.9).
+        keyset: Continues after ``ListQuery.after`` and reports ``Page.last_key`` (keyset
+            continuation, ``core.cursor``).
+        estimated_total: Can answer ``ListContext(total="estimated")`` with the planner's estimate;
+            without it an estimated total is counted exactly.
     """
 
     operators: frozenset[str] = frozenset(OPERATORS)
@@ -40,6 +44,8 @@ class Capabilities:
     computed_order: bool = True
     filter_syntax: FilterSyntax = FilterSyntax.RELATIONAL
     raw_filters: bool = False
+    keyset: bool = False
+    estimated_total: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +62,10 @@ class ListContext:
             store can stop its own work give it the time left (``remaining``) when a statement
             starts, so time spent waiting for a pooled connection counts; the caller cancels the
             call a little later in any case.
+        keyset: Report the ordering values of the page's last item in ``Page.last_key``.
+        total: ``"exact"`` (spec §2.2) or ``"estimated"``: a backend with ``estimated_total`` may
+            answer with the planner's row estimate when it is at least ``exact_total_below``.
+        exact_total_below: Estimates under this many rows are replaced by an exact count.
     """
 
     request: Any = None
@@ -63,6 +73,9 @@ class ListContext:
     load: tuple[str, ...] = ()
     timeout: float | None = None
     deadline: float | None = None
+    keyset: bool = False
+    total: Literal["exact", "estimated"] = "exact"
+    exact_total_below: int = 10_000
 
     def remaining(self) -> float | None:
         """Seconds left before ``deadline`` (at least a millisecond), or None without one.
@@ -86,10 +99,15 @@ class Page:
     Attributes:
         items: The page's items as plain dicts of field name -> value (loaded relations nested).
         total: Items matching forced filters, filters and search, before the window.
+        total_estimated: ``total`` is the planner's estimate, not a count (``ListContext.total``).
+        last_key: With ``ListContext.keyset``, the ordering values of the last item, one per term
+            of ``ListQuery.order``; None for an empty page.
     """
 
     items: list[dict[str, Any]] = field(default_factory=list)
     total: int = 0
+    total_estimated: bool = False
+    last_key: tuple[object, ...] | None = None
 
 
 @runtime_checkable

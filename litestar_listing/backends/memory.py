@@ -12,6 +12,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from litestar_listing.backends.base import Capabilities, ListContext, Page, dispatch, field_filter
+from litestar_listing.core.cursor import follows
 from litestar_listing.core.query import Combine, FieldPath, Filter, ListQuery, OrderTerm, Search, load_tree
 from litestar_listing.core.schema import FieldInfo, ModelGraph
 from litestar_listing.core.text import LikePattern, fold_case
@@ -34,7 +35,7 @@ class MemoryBackend:
         computed: Computed aliases (spec §4.3.2) and their types.
     """
 
-    capabilities = Capabilities()
+    capabilities = Capabilities(keyset=True)
 
     def __init__(self, graph: ModelGraph, rows: Sequence[Row], computed: Mapping[str, FieldInfo] | None = None) -> None:
         self._graph = graph
@@ -61,12 +62,22 @@ class MemoryBackend:
         """
         matching = [row for row in self._rows if self._matches(row, query)]
         ordered = self._sorted(matching, query.order)
-        start = query.window.offset
+        if query.after is None:
+            start = query.window.offset
+        else:
+            after = tuple(_plain(value) for value in query.after)
+            start = next(
+                (index for index, row in enumerate(ordered) if follows(self._key(row, query), after, query.order)),
+                len(ordered),
+            )
+        rows = ordered[start : start + query.window.count]
         tree = load_tree(context.load)
-        items = [
-            self._item(row, self._graph.root, tree, top=True) for row in ordered[start : start + query.window.count]
-        ]
-        return Page(items=items, total=len(matching))
+        items = [self._item(row, self._graph.root, tree, top=True) for row in rows]
+        last_key = self._key(rows[-1], query) if context.keyset and rows else None
+        return Page(items=items, total=len(matching), last_key=last_key)
+
+    def _key(self, row: Row, query: ListQuery) -> tuple[object, ...]:
+        return tuple(next(self._values(row, term.path), None) for term in query.order)
 
     def _item(self, row: Row, entity_name: str, tree: Mapping[str, Any], *, top: bool = False) -> dict[str, Any]:
         entity = self._graph.entities[entity_name]

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from litestar_listing.core.coercion import CoercionError, coerce, coerce_bool, coerce_text
+from litestar_listing.core.cursor import CURSOR_PARAMETER, CursorError, CursorToken, fingerprint
 from litestar_listing.core.errors import InvalidQueryError, ParameterError
 from litestar_listing.core.operators import OPERATORS, Operator, ValueKind
 from litestar_listing.core.query import (
@@ -85,6 +86,8 @@ class QueryParser:
             operator suffixes, so ``name__eq`` is an unknown name).
         raw_keys: For ``DOCUMENT``, the raw store keys (containing ``.`` or ``$``) clients may
             send; they become ``RawFilter`` nodes. Any other raw key is an unknown name.
+        keyset: Accept ``cursor`` (keyset continuation, ``core.cursor``) as a reserved parameter;
+            without it ``cursor`` is a filter name like any other (spec §4.1).
     """
 
     field_map: FieldMap
@@ -93,6 +96,7 @@ class QueryParser:
     ignore_unknown: bool = False
     syntax: FilterSyntax = FilterSyntax.RELATIONAL
     raw_keys: frozenset[str] = frozenset()
+    keyset: bool = False
 
     def parse(self, params: Iterable[tuple[str, str]], forced_filters: Sequence[Filter] = ()) -> ListQuery:
         """Turn query parameters into a ``ListQuery``.
@@ -115,7 +119,7 @@ class QueryParser:
         position: dict[str, int] = {}
         for key, value in params:
             position.setdefault(key, len(position))
-            if key in RESERVED:
+            if key in RESERVED or (self.keyset and key == CURSOR_PARAMETER):
                 if key in reserved:
                     errors.append(ParameterError(key, "must be given at most once"))
                 reserved.setdefault(key, value)
@@ -127,10 +131,7 @@ class QueryParser:
         order = self._order(reserved.get("order_by", ""), errors)
         forced_keys = {item.path.name for item in forced_filters}
         filters = self._filters(filter_params, forced_keys, errors)
-        if errors:
-            # Report in the order the client wrote the parameters (sort is stable per key).
-            raise InvalidQueryError(sorted(errors, key=lambda error: position.get(error.key, len(position))))
-        return ListQuery(
+        query = ListQuery(
             filters=tuple(filters),
             combine=self.combine,
             search=search,
@@ -138,6 +139,45 @@ class QueryParser:
             window=window,
             forced_filters=tuple(forced_filters),
         )
+        if CURSOR_PARAMETER in reserved and self.keyset and not errors:
+            query = self._continue(query, reserved, errors)
+        if errors:
+            # Report in the order the client wrote the parameters (sort is stable per key).
+            raise InvalidQueryError(sorted(errors, key=lambda error: position.get(error.key, len(position))))
+        return query
+
+    def _continue(self, query: ListQuery, reserved: dict[str, str], errors: list[ParameterError]) -> ListQuery:
+        """``query`` continued after a cursor: its window and ``after`` values from the token."""
+        try:
+            token = CursorToken.decode(reserved[CURSOR_PARAMETER])
+        except CursorError as error:
+            errors.append(ParameterError(CURSOR_PARAMETER, f"expected {error}"))
+            return query
+        if "page" in reserved:
+            errors.append(ParameterError("page", "give either page or cursor: a cursor says which page it leads to"))
+            return query
+        if "count" in reserved and query.window.count != token.count:
+            message = f"this cursor was made for pages of {token.count} items; send count={token.count} or no count"
+            errors.append(ParameterError("count", message))
+            return query
+        if token.fingerprint != fingerprint(query) or len(token.values) != len(query.order):
+            message = "a cursor of this list: the filters, search or order changed since it was made; start from page=1"
+            errors.append(ParameterError(CURSOR_PARAMETER, message))
+            return query
+        if token.count > self.limits.max_count or (token.page - 1) * token.count > MAX_OFFSET:
+            errors.append(ParameterError(CURSOR_PARAMETER, "expected a cursor within this resource's page bounds"))
+            return query
+        after: list[object] = []
+        for term, text in zip(query.order, token.values, strict=True):
+            if text is None:
+                after.append(None)
+                continue
+            try:
+                after.append(coerce(self.field_map.field_at(term.path).field, text))
+            except CoercionError:
+                errors.append(ParameterError(CURSOR_PARAMETER, "expected a cursor whose values fit the order fields"))
+                return query
+        return replace(query, window=Window(token.page, token.count), after=tuple(after))
 
     def _window(self, reserved: dict[str, str], errors: list[ParameterError]) -> Window:
         limits = self.limits

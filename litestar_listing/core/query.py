@@ -186,6 +186,9 @@ class ListQuery:
         order: The ordering terms, the primary-key tie-breaker last (DESIGN.md, "Order").
         window: The page (spec §4.7).
         forced_filters: Server-side filters, always ANDed outside ``filters`` (spec §4.4.10).
+        after: Keyset continuation (an extension of spec §4.7, opt-in per resource): the ordering
+            values of the previous page's last item, one per term of ``order``. The page is the
+            ``window.count`` items that sort after them; ``window.offset`` is not used to skip rows.
     """
 
     filters: tuple[Filter | RawFilter, ...] = ()
@@ -194,3 +197,4 @@ class ListQuery:
     order: tuple[OrderTerm, ...] = ()
     window: Window = field(default_factory=Window)
     forced_filters: tuple[Filter, ...] = ()
+    after: tuple[object, ...] | None = None

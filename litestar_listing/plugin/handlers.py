@@ -5,7 +5,7 @@ No ``from __future__ import annotations`` here: Litestar reads these annotations
 
 from typing import Any
 
-from litestar import Request, get
+from litestar import Request, Response, get
 from litestar.handlers import HTTPRouteHandler
 
 from litestar_listing.plugin.openapi import list_operation_class
@@ -19,7 +19,8 @@ def list_handler(resource: Resource, path_prefix: str) -> HTTPRouteHandler:
     resource.build()
 
     async def list_items(request: Request[Any, Any, Any]) -> Any:
-        return await resource.list(request)
+        envelope, headers = await resource.list_with_headers(request)
+        return Response(envelope, headers=headers) if headers else envelope
 
     list_items.__annotations__ = {"request": Request, "return": resource.envelope}
     list_items.__name__ = f"list_{resource.name}"

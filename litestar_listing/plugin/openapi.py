@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from litestar.enums import ParamType
 from litestar.openapi.spec import (
+    OpenAPIHeader,
     OpenAPIMediaType,
     OpenAPIResponse,
     OpenAPIType,
@@ -23,6 +24,7 @@ from litestar.openapi.spec import (
 )
 
 from litestar_listing.core.coercion import _MAX_NUMBER_TEXT, describe_type
+from litestar_listing.core.cursor import CURSOR_PARAMETER
 from litestar_listing.core.operators import OPERATORS, Operator, ValueKind
 from litestar_listing.core.parsing import MAX_OFFSET, Limits
 from litestar_listing.core.query import LOOKUP_SEP, FilterSyntax
@@ -182,6 +184,20 @@ def list_parameters(resource: Resource) -> list[Parameter]:
             allow_empty_value=True,  # ``order_by=`` is the default order, as an absent parameter
         )
     )
+    if resource.keyset:
+        parameters.append(
+            Parameter(
+                name=CURSOR_PARAMETER,
+                param_in=ParamType.QUERY,
+                required=False,
+                description=(
+                    "Keyset continuation (an extension of spec §4.7): the X-Next-Cursor header of the previous "
+                    "response. Continues after that page's last item; not with 'page', and with the same filters, "
+                    "search, order_by and count."
+                ),
+                schema=Schema(type=OpenAPIType.STRING, min_length=1, max_length=4096, pattern="^[A-Za-z0-9_-]+$"),
+            )
+        )
     if resource.backend.capabilities.filter_syntax is FilterSyntax.DOCUMENT:
         return parameters + _document_filters(resource)
     forced = _forced_paths(resource)
@@ -291,6 +307,25 @@ def _error_response(description: str, status: int) -> OpenAPIResponse:
     )
 
 
+def _extension_headers(resource: Resource) -> dict[str, OpenAPIHeader | Reference]:
+    headers: dict[str, OpenAPIHeader | Reference] = {}
+    if resource.keyset:
+        headers["X-Next-Cursor"] = OpenAPIHeader(
+            description="The 'cursor' of the next page; absent on the last page.",
+            schema=Schema(type=OpenAPIType.STRING),
+        )
+        headers["Link"] = OpenAPIHeader(
+            description='The next page\'s URL with rel="next"; absent on the last page.',
+            schema=Schema(type=OpenAPIType.STRING),
+        )
+    if resource.total_mode == "estimated":
+        headers["X-Total-Mode"] = OpenAPIHeader(
+            description="'estimated' when pagination.total is the planner's estimate, else 'exact'.",
+            schema=Schema(type=OpenAPIType.STRING, enum=["exact", "estimated"]),
+        )
+    return headers
+
+
 def list_operation_class(resource: Resource) -> type[Operation]:
     """An ``Operation`` subclass that adds ``resource``'s query parameters and its error responses.
 
@@ -322,6 +357,9 @@ def list_operation_class(resource: Resource) -> type[Operation]:
                 "the 'Retry-After' seconds.",
                 503,
             )
+            success = responses.get("200")
+            if isinstance(success, OpenAPIResponse):
+                success.headers = {**(success.headers or {}), **_extension_headers(resource)}
             self.responses = responses
 
     ListOperation.__name__ = ListOperation.__qualname__ = f"{resource.name.title()}ListOperation"

@@ -7,14 +7,15 @@ import inspect
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
-from urllib.parse import parse_qsl
+from typing import Any, Literal
+from urllib.parse import parse_qsl, urlencode
 
 import msgspec
 from litestar.connection import ASGIConnection
 from litestar.exceptions import ServiceUnavailableException, ValidationException
 
 from litestar_listing.backends.base import ListContext, ListingBackend, Page
+from litestar_listing.core.cursor import CURSOR_PARAMETER, CursorToken, fingerprint, value_text
 from litestar_listing.core.errors import ConfigurationError, InvalidQueryError, UnavailableError
 from litestar_listing.core.parsing import Limits, QueryParser, forced_filter, is_raw_key
 from litestar_listing.core.query import Combine, FieldPath, Filter, FilterSyntax, ListQuery
@@ -79,6 +80,19 @@ class Resource:
             (e.g. ``"meta.color"``) that clients may filter on by equality; their values are passed
             as text (spec §4.4.9). Keys naming operators (``$where``, ``$expr``...) are refused.
         max_depth: The most relations a path may cross.
+        keyset: Offer keyset continuation, an extension of spec §4.7: every response carries the
+            opaque token of the next page in ``X-Next-Cursor`` (and a ``Link: <...>; rel="next"``),
+            and ``cursor=<token>`` (instead of ``page``) continues after the previous page's last
+            item, at the cost of the first page whatever the depth. The token is bound to the
+            filters, search, order and page size; the envelope is unchanged, ``pagination.page``
+            counting on from the page the token came from. ``cursor`` stays a filter name on
+            resources without it. The backend must have ``Capabilities.keyset``.
+        total_mode: ``"exact"`` (spec §2.2, the default) or ``"estimated"``: where the backend can
+            (``Capabilities.estimated_total``, PostgreSQL), a total the planner estimates at
+            ``exact_total_below`` rows or more is reported as that estimate, without counting; the
+            ``X-Total-Mode`` header says ``estimated`` or ``exact``. An extension of spec §2.2.
+        exact_total_below: With ``total_mode="estimated"``, estimates under this many rows are
+            counted exactly.
         item: The item type shown in OpenAPI; derived from the model when None.
         message: The envelope's ``message`` text (spec §2.1).
         description: The endpoint's description in OpenAPI.
@@ -100,6 +114,9 @@ class Resource:
     ignore_unknown_filters: bool | None = None
     raw_filters: Sequence[str] = ()
     max_depth: int = 3
+    keyset: bool = False
+    total_mode: Literal["exact", "estimated"] = "exact"
+    exact_total_below: int = 10_000
     item: Any = None
     message: str = ""
     description: str = ""
@@ -139,6 +156,12 @@ class Resource:
             if syntax is FilterSyntax.DOCUMENT:
                 _check_document_filters(field_map)
             _check_raw_keys(self.raw_filters, allowed=self.backend.capabilities.raw_filters)
+            if self.keyset and not self.backend.capabilities.keyset:
+                msg = f"keyset=True needs a backend with keyset continuation; {type(self.backend).__name__} has none"
+                raise ConfigurationError(msg)
+            if self.total_mode not in {"exact", "estimated"}:
+                msg = f"total_mode must be 'exact' or 'estimated', not {self.total_mode!r}"
+                raise ConfigurationError(msg)
         except ConfigurationError as error:
             msg = f"resource {self.name!r}: {error}"
             raise ConfigurationError(msg) from error
@@ -147,7 +170,13 @@ class Resource:
         if ignore_unknown is None:
             ignore_unknown = syntax is FilterSyntax.DOCUMENT
         self._parser = QueryParser(
-            field_map, combine, self.limits, ignore_unknown, syntax=syntax, raw_keys=frozenset(self.raw_filters)
+            field_map,
+            combine,
+            self.limits,
+            ignore_unknown,
+            syntax=syntax,
+            raw_keys=frozenset(self.raw_filters),
+            keyset=self.keyset,
         )
         item = self.item or item_type(
             _type_name(self.name),
@@ -239,6 +268,28 @@ class Resource:
             ServiceUnavailableException: The store did not answer within ``timeout``, or is
                 unreachable, or has no free connection (503, with ``Retry-After``).
         """
+        envelope, _headers = await self.list_with_headers(connection, params, load=load, session=session)
+        return envelope
+
+    async def list_with_headers(
+        self,
+        connection: ASGIConnection[Any, Any, Any, Any] | None,
+        params: Sequence[tuple[str, str]] | None = None,
+        *,
+        load: Sequence[str] | None = None,
+        session: Any = None,
+    ) -> tuple[msgspec.Struct, dict[str, str]]:
+        """``list``, with the response headers of the extensions the resource opts into.
+
+        Returns:
+            The envelope and the headers: ``X-Next-Cursor`` and ``Link`` (``keyset``, when a next
+            page exists) and ``X-Total-Mode`` (``total_mode="estimated"``).
+
+        Raises:
+            ValidationException: Bad query parameters (400).
+            ConfigurationError: The resource has forced filters and ``connection`` is None.
+            ServiceUnavailableException: The store did not answer in time or at all (503).
+        """
         if params is None:
             params = query_items(connection) if connection is not None else []
         query = self.parse(params, connection)
@@ -248,16 +299,34 @@ class Resource:
             load=tuple(self.load if load is None else load),
             timeout=self.timeout,
             deadline=None if self.timeout is None else time.monotonic() + self.timeout,
+            keyset=self.keyset,
+            total=self.total_mode,
+            exact_total_below=self.exact_total_below,
         )
         page = await self._fetch(query, context)
         await self._enrich(page, EnrichContext(connection, self, context, query))
         window = query.window
-        return self.envelope(
+        headers: dict[str, str] = {}
+        if self.total_mode == "estimated":
+            headers["X-Total-Mode"] = "estimated" if page.total_estimated else "exact"
+        more = page.total_estimated or window.offset + len(page.items) < page.total
+        if self.keyset and page.last_key is not None and len(page.items) == window.count and more:
+            token = CursorToken(
+                page=window.page + 1,
+                count=window.count,
+                fingerprint=fingerprint(query),
+                values=tuple(value_text(value) for value in page.last_key),
+            ).encode()
+            headers["X-Next-Cursor"] = token
+            if connection is not None:
+                headers["Link"] = f'<{_next_url(connection, params, token)}>; rel="next"'
+        envelope = self.envelope(
             data=page.items,
             pagination=pagination(window.page, window.count, page.total),
             message=self.message,
             status="success",
         )
+        return envelope, headers
 
     async def _fetch(self, query: ListQuery, context: ListContext) -> Page:
         # The stores stop their own statements at ``timeout`` (PostgreSQL, MongoDB, the SQLite
@@ -282,6 +351,13 @@ class Resource:
         if [id(item) for item in page.items] != before:
             msg = f"resource {self.name!r}: enrich may add fields to items, not add, remove or replace items"
             raise ConfigurationError(msg)
+
+
+def _next_url(connection: ASGIConnection[Any, Any, Any, Any], params: Sequence[tuple[str, str]], token: str) -> str:
+    """The request's URL with ``page`` and ``cursor`` replaced by ``cursor=<token>``."""
+    kept = [(key, value) for key, value in params if key not in {"page", CURSOR_PARAMETER}]
+    query = urlencode([*kept, (CURSOR_PARAMETER, token)])
+    return str(connection.url.with_replacements(query=query))
 
 
 def query_items(connection: ASGIConnection[Any, Any, Any, Any]) -> list[tuple[str, str]]:

@@ -52,7 +52,9 @@ PART_COUNT = FieldInfo("part_count", ValueType.INTEGER, nullable=False, computed
 
 
 def _capability_names(capabilities: Capabilities) -> frozenset[str]:
-    names = {name for name in ("relation_paths", "to_many_paths", "computed_order") if getattr(capabilities, name)}
+    names = {
+        name for name in ("relation_paths", "to_many_paths", "computed_order", "keyset") if getattr(capabilities, name)
+    }
     names.add(f"syntax:{capabilities.filter_syntax.value}")
     return frozenset(names | {f"op:{name}" for name in capabilities.operators})
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -12,7 +13,13 @@ from piccolo.querystring import QueryString
 
 from litestar_listing.backends._sqlite import DEFAULT_STATEMENT_TIMEOUT, StatementGuard
 from litestar_listing.backends.base import Capabilities, ListContext, Page, driver_unavailable
-from litestar_listing.backends.piccolo.compiler import FOLD_FUNCTION, Dialect, QueryCompiler, render_condition
+from litestar_listing.backends.piccolo.compiler import (
+    FOLD_FUNCTION,
+    KEY_LABEL,
+    Dialect,
+    QueryCompiler,
+    render_condition,
+)
 from litestar_listing.backends.piccolo.introspection import Tables, field_info
 from litestar_listing.backends.piccolo.loading import Node, Selection, load_many, plan
 from litestar_listing.core.errors import ConfigurationError
@@ -100,7 +107,7 @@ class PiccoloBackend:
     eager-loaded relations; to-many relations list their rows in primary-key order.
     """
 
-    capabilities = Capabilities()
+    capabilities = Capabilities(keyset=True, estimated_total=True)
 
     def __init__(
         self,
@@ -228,14 +235,22 @@ class PiccoloBackend:
             return engine.transform_response_to_dicts(rows)
 
         node, columns, extras = self._page_selection(context.load)
-        page_statement, total_statement = compiler.compile(query, columns)
+        page_statement, total_statement = compiler.compile(query, columns, keys=context.keyset)
         rows = await run(page_statement)
         window = query.window
+        estimated = False
         if (rows and len(rows) < window.count) or (not rows and window.page == 1):
             # A partial page is the last one, so the total is known without counting.
             total = window.offset + len(rows)
         else:
-            total = int((await run(total_statement))[0]["total"])
+            estimate = None
+            if context.total == "estimated" and connection is not None:
+                estimate = await _estimate(connection, engine, compiler.rows_statement(query), context)
+            if estimate is not None and estimate >= context.exact_total_below:
+                # At least the rows before and on this page exist, whatever the planner thinks.
+                total, estimated = max(estimate, window.offset + len(rows)), True
+            else:
+                total = int((await run(total_statement))[0]["total"])
         pairs: list[tuple[Mapping[str, Any], dict[str, Any]]] = []
         for row in rows:
             item = node.item(row)
@@ -243,4 +258,16 @@ class PiccoloBackend:
             item.update((name, row[alias]) for name, alias in extras)
             pairs.append((row, item))
         await load_many(self._tables, run, node, pairs)
-        return Page(items=[item for _, item in pairs], total=total)
+        last_key = None
+        if context.keyset and rows:
+            last_key = tuple(rows[-1][f"{KEY_LABEL}{index}"] for index in range(len(query.order)))
+        return Page(items=[item for _, item in pairs], total=total, total_estimated=estimated, last_key=last_key)
+
+
+async def _estimate(connection: Any, engine: Engine[Any], statement: QueryString, context: ListContext) -> int:
+    """PostgreSQL's estimate of the rows of ``statement``: ``EXPLAIN`` plans it without running it."""
+    sql, arguments = statement.compile_string(engine_type=engine.engine_type)
+    plan = await connection.fetchval("EXPLAIN (FORMAT JSON) " + sql, *arguments, timeout=context.remaining())
+    if isinstance(plan, str):
+        plan = json.loads(plan)
+    return int(plan[0]["Plan"]["Plan Rows"])

@@ -27,10 +27,22 @@ from litestar_listing.backends.piccolo.introspection import Relation, Tables
 from litestar_listing.core.query import Combine, FieldPath, Filter, ListQuery, OrderTerm, Search
 from litestar_listing.core.text import LIKE_ESCAPE, LikePattern, contains_pattern
 
-__all__ = ("FOLD_FUNCTION", "Anchor", "Dialect", "QueryCompiler", "opaque", "render_condition", "select_statement")
+__all__ = (
+    "FOLD_FUNCTION",
+    "KEY_LABEL",
+    "Anchor",
+    "Dialect",
+    "QueryCompiler",
+    "opaque",
+    "render_condition",
+    "select_statement",
+)
 
 FOLD_FUNCTION = "listing_fold"
 """The SQLite function registered on each connection for Unicode case-insensitivity."""
+
+KEY_LABEL = "_listing_key_"
+"""Prefix of the aliases of the ordering values a page statement selects for keyset continuation."""
 
 Dialect = Literal["sqlite", "postgres"]
 Anchor = Any  # a Table class (the scope's own table) or a ForeignKey copy carrying its call chain
@@ -126,7 +138,9 @@ def select_statement(
         template += " ORDER BY " + ", ".join("{}" for _ in order)
         args.extend(order)
     if limit is not None:
-        template += f" LIMIT {int(limit)} OFFSET {int(offset)}"
+        # Parameters, not literals: SQLite plans a literal LIMIT/OFFSET worse (issue 6's measurement).
+        template += " LIMIT {} OFFSET {}"
+        args.extend((int(limit), int(offset)))
     return QueryString(template, *args)
 
 
@@ -154,16 +168,38 @@ class QueryCompiler:
         self.dialect: Dialect = dialect
 
     # -- statements ---------------------------------------------------------------------------
-    def compile(self, query: ListQuery, selected: Sequence[QueryString]) -> tuple[QueryString, QueryString]:
-        """Return ``(page statement, total statement)``; the page selects ``selected``."""
+    def compile(
+        self, query: ListQuery, selected: Sequence[QueryString], *, keys: bool = False
+    ) -> tuple[QueryString, QueryString]:
+        """Return ``(page statement, total statement)``; the page selects ``selected``.
+
+        Args:
+            query: The query; with ``after``, the page starts after those ordering values instead of
+                at an offset (keyset continuation).
+            selected: The page's select list.
+            keys: Also select each ordering term's value as ``KEY_LABEL + <index>``.
+        """
         where = self.where(query)
         total = select_statement(self.table, [QueryString('COUNT(*) AS "total"')], where=where)
-        order = [self.order_term(term) for term in query.order]
+        expressions = [self.order_expression(term) for term in query.order]
+        order = [self.order_term(term, expression) for term, expression in zip(query.order, expressions, strict=True)]
+        if keys:
+            selected = [
+                *selected,
+                *(QueryString(f'{{}} AS "{KEY_LABEL}{index}"', value) for index, value in enumerate(expressions)),
+            ]
         window = query.window
-        page = select_statement(
-            self.table, selected, where=where, order=order, limit=window.count, offset=window.offset
-        )
+        offset = window.offset
+        if query.after is not None:
+            after = self.keyset(query, expressions)
+            where = after if where is None else _conjunction([where, after], "AND")
+            offset = 0
+        page = select_statement(self.table, selected, where=where, order=order, limit=window.count, offset=offset)
         return page, total
+
+    def rows_statement(self, query: ListQuery) -> QueryString:
+        """``SELECT 1`` over the rows the total counts, for the planner's estimate of their number."""
+        return select_statement(self.table, [QueryString("1")], where=self.where(query))
 
     def where(self, query: ListQuery) -> QueryString | None:
         """The WHERE condition: base AND forced filters AND (client filters, combined) AND search."""
@@ -223,14 +259,60 @@ class QueryCompiler:
         parts = [self.predicate(path, lambda column: self._ilike(column, pattern)) for path in search.paths]
         return _conjunction(parts, "OR")
 
-    def order_term(self, term: OrderTerm) -> QueryString:
-        """One ORDER BY term; NULLs last in both directions (DESIGN.md, "Order")."""
-        direction = "DESC" if term.descending else "ASC"
+    def order_expression(self, term: OrderTerm) -> Any:
+        """The value ``term`` orders by: a computed alias's expression or a (joined) column."""
         if len(term.path.segments) == 1 and term.path.field in self.computed:
-            return QueryString(f"{{}} {direction} NULLS LAST", self.computed[term.path.field])
-        column = self.predicate(term.path, lambda column: column)
-        own_not_null = len(term.path.segments) == 1 and not column._meta.null
-        return QueryString(f"{{}} {direction}" + ("" if own_not_null else " NULLS LAST"), column)
+            return self.computed[term.path.field]
+        return self.predicate(term.path, lambda column: column)
+
+    def nullable(self, term: OrderTerm, expression: Any) -> bool:
+        """Whether ``term``'s value can be NULL: a relation path (a LEFT JOIN), a computed alias, a nullable column."""
+        return not (len(term.path.segments) == 1 and isinstance(expression, Column) and not expression._meta.null)
+
+    def order_term(self, term: OrderTerm, expression: Any) -> QueryString:
+        """One ORDER BY term over ``expression``; NULLs last in both directions (DESIGN.md, "Order")."""
+        direction = "DESC" if term.descending else "ASC"
+        return QueryString(f"{{}} {direction}" + (" NULLS LAST" if self.nullable(term, expression) else ""), expression)
+
+    def keyset(self, query: ListQuery, expressions: Sequence[Any]) -> QueryString:
+        """Rows that sort after ``query.after`` in ``query.order`` (``core.cursor.follows`` in SQL).
+
+        One disjunct per term: the earlier terms equal, this one after (NULLs last); plus a bound
+        on the leading term alone, which lets the database start from an index position. When
+        every term has one direction and cannot be NULL, a row-value comparison says the same.
+        """
+        assert query.after is not None  # noqa: S101 - only called for a continued query
+        terms = list(zip(query.order, expressions, query.after, strict=True))
+        directions = {term.descending for term in query.order}
+        if len(directions) == 1 and not any(
+            self.nullable(term, expression) or bound is None for term, expression, bound in terms
+        ):
+            marks = ", ".join("{}" for _ in terms)
+            operator = "<" if query.order[0].descending else ">"
+            values = [self.value(bound) for _, _, bound in terms]
+            return QueryString(f"({marks}) {operator} ({marks})", *expressions, *values)
+        disjuncts: list[QueryString] = []
+        equal: list[QueryString] = []
+        for term, expression, bound in terms:
+            if bound is not None:
+                beyond = QueryString("{} < {}" if term.descending else "{} > {}", expression, self.value(bound))
+                if self.nullable(term, expression):
+                    beyond = QueryString("({} OR {} IS NULL)", beyond, expression)
+                disjuncts.append(_conjunction([*equal, beyond], "AND"))
+            equal.append(
+                QueryString("{} IS NULL", expression)
+                if bound is None
+                else QueryString("{} = {}", expression, self.value(bound))
+            )
+        lead_term, lead, lead_bound = terms[0]
+        if lead_bound is None:
+            leading = QueryString("{} IS NULL", lead)
+        else:
+            leading = QueryString("{} <= {}" if lead_term.descending else "{} >= {}", lead, self.value(lead_bound))
+            if self.nullable(lead_term, lead):
+                leading = QueryString("({} OR {} IS NULL)", leading, lead)
+        after = _conjunction(disjuncts, "OR") if disjuncts else QueryString(_FALSE)
+        return _conjunction([leading, after], "AND")
 
     # -- values and text ----------------------------------------------------------------------
     @staticmethod

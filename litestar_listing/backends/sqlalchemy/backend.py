@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import weakref
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import ColumnElement, Engine, Select, event, exc, inspect, select, text
+from sqlalchemy import ColumnElement, Engine, Select, event, exc, inspect, literal_column, select, text
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 from sqlalchemy.orm import joinedload, selectinload
 
@@ -109,7 +110,7 @@ class SQLAlchemyBackend:
             non-private column, the computed values, and the eager-loaded relations.
     """
 
-    capabilities = Capabilities()
+    capabilities = Capabilities(keyset=True, estimated_total=True)
 
     def __init__(
         self,
@@ -226,30 +227,62 @@ class SQLAlchemyBackend:
 
     async def _list(self, session: AsyncSession, dialect: str, query: ListQuery, context: ListContext) -> Page:
         compiler = self.compiler(dialect)
-        page_statement, total_statement = compiler.compile(query)
+        page_statement, total_statement = compiler.compile(query, keys=context.keyset)
         if context.load:
             page_statement = page_statement.options(*self._loader_options(context.load))
         result = await session.execute(page_statement)
         rows = result.unique().all() if context.load else result.all()
         window = query.window
+        estimated = False
         if (rows and len(rows) < window.count) or (not rows and window.page == 1):
             # A partial page is the last one, so the total is known without counting.
             total = window.offset + len(rows)
         else:
-            total = int((await session.execute(total_statement)).scalar_one())
+            estimate = None
+            if context.total == "estimated" and dialect == "postgresql":
+                estimate = await _estimate(session, total_statement)
+            if estimate is not None and estimate >= context.exact_total_below:
+                # At least the rows before and on this page exist, whatever the planner thinks.
+                total, estimated = max(estimate, window.offset + len(rows)), True
+            else:
+                total = int((await session.execute(total_statement)).scalar_one())
         tree = load_tree(context.load)
-        extra_keys = tuple(result.keys())[1:]  # labelled columns after the entity, the same for every row
+        # Labelled columns after the entity, the same for every row; the ordering values come last.
+        key_count = len(query.order) if context.keyset else 0
+        extra_keys = tuple(result.keys())[1 : len(result.keys()) - key_count]
         items = [self._item(row, extra_keys, tree) for row in rows]
-        return Page(items=items, total=total)
+        last_key = tuple(rows[-1][len(rows[-1]) - key_count :]) if key_count and rows else None
+        return Page(items=items, total=total, total_estimated=estimated, last_key=last_key)
 
     def _item(self, row: Any, extra_keys: tuple[str, ...], tree: Mapping[str, Any]) -> dict[str, Any]:
         instance = row[0]
-        extras = dict(zip(extra_keys, row[1:], strict=True))
+        extras = dict(zip(extra_keys, row[1 : 1 + len(extra_keys)], strict=True))
         if self._to_item is not None:
             return self._to_item(instance, extras)
         item = _as_dict(instance, tree)
         item.update(extras)
         return item
+
+
+async def _estimate(session: AsyncSession, total_statement: Select[Any]) -> int | None:
+    """PostgreSQL's estimate of the rows ``total_statement`` counts, or None when it cannot be had.
+
+    ``EXPLAIN`` plans without running: ``SELECT 1`` over the count's FROM and WHERE, its values
+    rendered by the dialect's own literal processors (which escape text as the server's
+    ``standard_conforming_strings`` requires). A value without a literal form gives None, and the
+    caller counts exactly.
+    """
+    rows_statement: Select[Any] = total_statement.with_only_columns(literal_column("1"), maintain_column_froms=False)
+    dialect = session.get_bind().dialect
+    try:
+        sql = str(rows_statement.compile(dialect=dialect, compile_kwargs={"literal_binds": True}))
+    except (exc.CompileError, NotImplementedError, TypeError, ValueError):
+        return None
+    connection = await session.connection()
+    plan = (await connection.exec_driver_sql("EXPLAIN (FORMAT JSON) " + sql)).scalar_one()
+    if isinstance(plan, str):
+        plan = json.loads(plan)
+    return int(plan[0]["Plan"]["Plan Rows"])
 
 
 def _as_dict(instance: Any, load_tree: Mapping[str, Any]) -> dict[str, Any]:

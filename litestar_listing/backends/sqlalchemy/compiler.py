@@ -10,17 +10,34 @@ from collections.abc import Callable, Mapping
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import ColumnElement, Numeric, Select, and_, exists, false, func, inspect, literal, or_, select, true
+from sqlalchemy import (
+    ColumnElement,
+    Numeric,
+    Select,
+    and_,
+    exists,
+    false,
+    func,
+    inspect,
+    literal,
+    or_,
+    select,
+    true,
+    tuple_,
+)
 from sqlalchemy.orm import aliased
 
 from litestar_listing.backends.base import dispatch, field_filter
 from litestar_listing.core.query import Combine, FieldPath, Filter, ListQuery, OrderTerm, Search
 from litestar_listing.core.text import LIKE_ESCAPE, LikePattern, contains_pattern
 
-__all__ = ("FOLD_FUNCTION", "StatementCompiler")
+__all__ = ("FOLD_FUNCTION", "KEY_LABEL", "StatementCompiler")
 
 FOLD_FUNCTION = "listing_fold"
 """The SQLite function registered on each connection for Unicode case-insensitivity."""
+
+KEY_LABEL = "_listing_key_"
+"""Prefix of the labels of the ordering values a page statement selects for keyset continuation."""
 
 Entity = Any  # a mapped class or an AliasedClass of one
 Leaf = Callable[[ColumnElement[Any]], ColumnElement[Any]]
@@ -106,8 +123,15 @@ class StatementCompiler:
         }
 
     # -- statements ---------------------------------------------------------------------------
-    def compile(self, query: ListQuery) -> tuple[Select[Any], Select[Any]]:
-        """Return ``(page statement, total statement)`` for ``query``."""
+    def compile(self, query: ListQuery, *, keys: bool = False) -> tuple[Select[Any], Select[Any]]:
+        """Return ``(page statement, total statement)`` for ``query``.
+
+        Args:
+            query: The query; with ``after``, the page starts after those ordering values instead of
+                at an offset (keyset continuation).
+            keys: Append each ordering term's value to the page's columns, labelled
+                ``KEY_LABEL + <index>``, after any extra columns of the base statement.
+        """
         scope = _Scope(self.model)
         where = self.where(scope, query)
         # The total joins only what the WHERE clause needs: order joins never change a count.
@@ -115,10 +139,16 @@ class StatementCompiler:
             total = select(func.count()).select_from(self._where(scope.apply(self.base), where).subquery())
         else:
             total = self._where(scope.apply(select(func.count()).select_from(self.model)), where)
-        order = [self.order_term(scope, term) for term in query.order]
-        page = self._where(scope.apply(self.base), where)
-        page = page.order_by(*order).limit(query.window.count).offset(query.window.offset)
-        return page, total
+        columns = [self.column(scope, term.path) for term in query.order]
+        order = [self.order_term(term, column) for term, column in zip(query.order, columns, strict=True)]
+        if query.after is None:
+            page = self._where(scope.apply(self.base), where).offset(query.window.offset)
+        else:
+            after = self.keyset(query, columns)
+            page = scope.apply(self.base).where(after if where is None else and_(where, after))
+        if keys:
+            page = page.add_columns(*(column.label(f"{KEY_LABEL}{index}") for index, column in enumerate(columns)))
+        return page.order_by(*order).limit(query.window.count), total
 
     @staticmethod
     def _where(statement: Select[Any], where: ColumnElement[bool] | None) -> Select[Any]:
@@ -175,13 +205,44 @@ class StatementCompiler:
         pattern = contains_pattern(search.text)
         return or_(*(self.predicate(scope, path, lambda column: self._ilike(column, pattern)) for path in search.paths))
 
-    def order_term(self, scope: _Scope, term: OrderTerm) -> ColumnElement[Any]:
-        """One ORDER BY term; NULLs last in both directions (DESIGN.md, "Order")."""
-        column = self.column(scope, term.path)
+    def nullable(self, term: OrderTerm) -> bool:
+        """Whether ``term``'s value can be NULL: any relation path (a LEFT JOIN), computed alias, or nullable column."""
+        return len(term.path.segments) != 1 or self._nullable.get(term.path.field) is not False
+
+    def order_term(self, term: OrderTerm, column: ColumnElement[Any]) -> ColumnElement[Any]:
+        """One ORDER BY term over ``column``; NULLs last in both directions (DESIGN.md, "Order")."""
         ordered = column.desc() if term.descending else column.asc()
-        if len(term.path.segments) == 1 and self._nullable.get(term.path.field) is False:
-            return ordered
-        return ordered.nulls_last()
+        return ordered.nulls_last() if self.nullable(term) else ordered
+
+    def keyset(self, query: ListQuery, columns: list[ColumnElement[Any]]) -> ColumnElement[bool]:
+        """Rows that sort after ``query.after`` in ``query.order`` (``core.cursor.follows`` in SQL).
+
+        One disjunct per term: the earlier terms equal, this one after (NULLs last); plus a bound
+        on the leading term alone, which lets the database start from an index position. When
+        every term has one direction and cannot be NULL, a row-value comparison says the same.
+        """
+        assert query.after is not None  # noqa: S101 - only called for a continued query
+        terms = list(zip(query.order, columns, query.after, strict=True))
+        directions = {term.descending for term in query.order}
+        if len(directions) == 1 and not any(self.nullable(term) or bound is None for term, _, bound in terms):
+            values = tuple_(*(self.bind(column, bound) for _, column, bound in terms))
+            row = tuple_(*columns)
+            return row < values if query.order[0].descending else row > values
+        disjuncts: list[ColumnElement[bool]] = []
+        equal: list[ColumnElement[bool]] = []
+        for term, column, bound in terms:
+            if bound is not None:
+                beyond = column < self.bind(column, bound) if term.descending else column > self.bind(column, bound)
+                disjuncts.append(and_(*equal, or_(beyond, column.is_(None)) if self.nullable(term) else beyond))
+            equal.append(column.is_(None) if bound is None else column == self.bind(column, bound))
+        lead_term, lead, lead_bound = terms[0]
+        leading: ColumnElement[bool]
+        if lead_bound is None:
+            leading = lead.is_(None)
+        else:
+            reach = lead <= self.bind(lead, lead_bound) if lead_term.descending else lead >= self.bind(lead, lead_bound)
+            leading = or_(reach, lead.is_(None)) if self.nullable(lead_term) else reach
+        return and_(leading, or_(*disjuncts) if disjuncts else false())
 
     # -- text ---------------------------------------------------------------------------------
     def _fold(self, value: ColumnElement[Any]) -> ColumnElement[Any]:
@@ -207,6 +268,10 @@ class StatementCompiler:
         digits; a plain ``NUMERIC`` keeps decimals exact (DESIGN.md, "Coercion").
         """
         return literal(value, Numeric()) if isinstance(value, Decimal) else value
+
+    def bind(self, column: ColumnElement[Any], value: Any) -> ColumnElement[Any]:
+        """``value`` as a bind parameter typed like ``column`` (``Decimal`` as a plain ``NUMERIC``, see ``value``)."""
+        return literal(value, Numeric()) if isinstance(value, Decimal) else literal(value, column.type)
 
     # -- operators (one per entry of core.operators.OPERATORS) --------------------------------
     def op_eq(self, column: ColumnElement[Any], value: Any) -> ColumnElement[bool]:  # noqa: D102
