@@ -221,27 +221,47 @@ class QueryCompiler:
         """The column of field ``name`` of ``table``, reached through ``anchor``'s joins."""
         return getattr(anchor, self.tables.info[table].fields[name]._meta.name)  # type: ignore[no-any-return]
 
-    def predicate(self, path: FieldPath, leaf: Leaf, table: type[Table] | None = None, anchor: Anchor = None) -> Any:
+    def predicate(
+        self,
+        path: FieldPath,
+        leaf: Leaf,
+        table: type[Table] | None = None,
+        anchor: Anchor = None,
+        *,
+        semi: bool = False,
+    ) -> Any:
         """``leaf`` applied to the column at ``path``; to-many steps become semi-joins.
 
-        On a to-one path with an identity ``leaf`` this is the (joined) column itself.
+        On a to-one path with an identity ``leaf`` this is the (joined) column itself. With
+        ``semi`` (a ``leaf`` that never holds for NULL), to-one steps become semi-joins too,
+        ``<key> IN (SELECT <target key> FROM <target> WHERE ...)``: the same rows (no related row,
+        no match), the condition evaluated once per related row, and a count without joins.
         """
         table = self.table if table is None else table
         anchor = table if anchor is None else anchor
         for index, step in enumerate(path.relations):
             relation = self.relation(table, step)
+            rest = FieldPath(path.segments[index + 1 :])
             if relation.to_many:
-                return self._semi_join(anchor, relation, FieldPath(path.segments[index + 1 :]), leaf)
+                return self._semi_join(anchor, relation, rest, leaf, semi=semi)
+            if semi:
+                key = getattr(anchor, relation.column._meta.name)
+                target = relation.column._foreign_key_meta.resolved_target_column
+                inner = self.predicate(rest, leaf, relation.target, relation.target, semi=True)
+                subquery = select_statement(relation.target, [QueryString("{}", target)], where=inner)
+                return QueryString("{} IN ({})", key, opaque(subquery))
             anchor = getattr(anchor, relation.column._meta.name)
             table = relation.target
         return leaf(self.column(table, anchor, path.field))
 
-    def _semi_join(self, anchor: Anchor, relation: Relation, rest: FieldPath, leaf: Leaf) -> QueryString:
+    def _semi_join(
+        self, anchor: Anchor, relation: Relation, rest: FieldPath, leaf: Leaf, *, semi: bool = False
+    ) -> QueryString:
         key = getattr(anchor, relation.key._meta.name)
         # Inside, the path goes on from the related table: through the joining table's second key
         # for a many-to-many relation, from the related table itself for a reverse key.
         inner_anchor = relation.secondary if relation.secondary is not None else relation.target
-        inner = self.predicate(rest, leaf, relation.target, inner_anchor)
+        inner = self.predicate(rest, leaf, relation.target, inner_anchor, semi=semi and relation.secondary is None)
         back = relation.column
         condition = QueryString("({} IS NOT NULL AND {})", back, inner)
         subquery = select_statement(relation.link_table, [QueryString("{}", back)], where=condition)
@@ -251,12 +271,14 @@ class QueryCompiler:
     def filter(self, item: Filter) -> QueryString:
         """One filter; the operator's ``op_<name>`` builds the comparison."""
         build = dispatch(self, "op", item.operator.name)
-        return self.predicate(item.path, lambda column: build(column, item.value))  # type: ignore[no-any-return]
+        # A lookup that NULL satisfies (ne, nin, isnull=true) must see the NULL of a missing related row.
+        never_null = not item.operator.matches_null and not (item.operator.name == "isnull" and item.value is True)
+        return self.predicate(item.path, lambda column: build(column, item.value), semi=never_null)  # type: ignore[no-any-return]
 
     def search(self, search: Search) -> QueryString:
         """Case-insensitive substring search over every searchable path, combined with OR (spec §4.2)."""
         pattern = contains_pattern(search.text)
-        parts = [self.predicate(path, lambda column: self._ilike(column, pattern)) for path in search.paths]
+        parts = [self.predicate(path, lambda column: self._ilike(column, pattern), semi=True) for path in search.paths]
         return _conjunction(parts, "OR")
 
     def order_expression(self, term: OrderTerm) -> Any:

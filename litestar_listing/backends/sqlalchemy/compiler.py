@@ -165,19 +165,32 @@ class StatementCompiler:
         return and_(*parts) if parts else None
 
     # -- paths --------------------------------------------------------------------------------
-    def predicate(self, scope: _Scope, path: FieldPath, leaf: Leaf) -> ColumnElement[Any]:
+    def predicate(self, scope: _Scope, path: FieldPath, leaf: Leaf, *, semi: bool = False) -> ColumnElement[Any]:
         """``leaf`` applied to the column at ``path``, through joins and EXISTS subqueries.
 
-        On a to-one path with an identity ``leaf`` this is the (joined) column itself.
+        On a to-one path with an identity ``leaf`` this is the (joined) column itself. With
+        ``semi`` (a ``leaf`` that never holds for NULL), a to-one step with a single-column key
+        becomes ``<key> IN (SELECT <target key> FROM <target> WHERE ...)`` instead of a join: the
+        same rows (no related row, no match), but the condition is evaluated once per related row
+        rather than once per listed row, and a count needs no join at all.
         """
         entity = scope.root
         steps: tuple[str, ...] = ()
         for index, step in enumerate(path.relations):
             relationship = inspect(entity).mapper.relationships[step]
+            if semi and not relationship.uselist and relationship.secondary is None:
+                pairs = relationship.local_remote_pairs
+                if len(pairs) == 1:
+                    (local, remote), target = pairs[0], aliased(relationship.mapper.class_)
+                    inner_scope = _Scope(target)
+                    inner = self.predicate(inner_scope, FieldPath(path.segments[index + 1 :]), leaf, semi=True)
+                    keys = select(getattr(target, _attribute_key(target, remote))).select_from(target)
+                    parent_key: ColumnElement[Any] = getattr(entity, _attribute_key(entity, local))
+                    return parent_key.in_(inner_scope.apply(keys).where(inner))
             if relationship.uselist:
                 child = aliased(relationship.mapper.class_)
                 inner_scope = _Scope(child)
-                inner = self.predicate(inner_scope, FieldPath(path.segments[index + 1 :]), leaf)
+                inner = self.predicate(inner_scope, FieldPath(path.segments[index + 1 :]), leaf, semi=semi)
                 froms, correlation = _correlate(entity, relationship, child)
                 subquery = select(literal(1)).select_from(child)
                 for table, onclause in froms:
@@ -198,12 +211,19 @@ class StatementCompiler:
     def filter(self, scope: _Scope, item: Filter) -> ColumnElement[bool]:
         """One filter; the operator's ``op_<name>`` builds the comparison."""
         build = dispatch(self, "op", item.operator.name)
-        return self.predicate(scope, item.path, lambda column: build(column, item.value))
+        # A lookup that NULL satisfies (ne, nin, isnull=true) must see the NULL of a missing related row.
+        never_null = not item.operator.matches_null and not (item.operator.name == "isnull" and item.value is True)
+        return self.predicate(scope, item.path, lambda column: build(column, item.value), semi=never_null)
 
     def search(self, scope: _Scope, search: Search) -> ColumnElement[bool]:
         """Case-insensitive substring search over every searchable path, combined with OR."""
         pattern = contains_pattern(search.text)
-        return or_(*(self.predicate(scope, path, lambda column: self._ilike(column, pattern)) for path in search.paths))
+        return or_(
+            *(
+                self.predicate(scope, path, lambda column: self._ilike(column, pattern), semi=True)
+                for path in search.paths
+            )
+        )
 
     def nullable(self, term: OrderTerm) -> bool:
         """Whether ``term``'s value can be NULL: any relation path (a LEFT JOIN), computed alias, or nullable column."""
