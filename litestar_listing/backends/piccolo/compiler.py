@@ -28,6 +28,7 @@ from litestar_listing.core.query import Combine, FieldPath, Filter, ListQuery, O
 from litestar_listing.core.text import LIKE_ESCAPE, LikePattern, contains_pattern
 
 __all__ = (
+    "DEFERRED_OFFSET",
     "FOLD_FUNCTION",
     "KEY_LABEL",
     "Anchor",
@@ -40,6 +41,9 @@ __all__ = (
 
 FOLD_FUNCTION = "listing_fold"
 """The SQLite function registered on each connection for Unicode case-insensitivity."""
+
+DEFERRED_OFFSET = 1000
+"""From this many skipped rows on, a page is fetched by a deferred join (keys first, then rows)."""
 
 KEY_LABEL = "_listing_key_"
 """Prefix of the aliases of the ordering values a page statement selects for keyset continuation."""
@@ -194,6 +198,16 @@ class QueryCompiler:
             after = self.keyset(query, expressions)
             where = after if where is None else _conjunction([where, after], "AND")
             offset = 0
+        elif offset >= DEFERRED_OFFSET:
+            # A deferred join: the skipped rows are walked for their keys alone (an index-only scan
+            # where an index covers the order), and only the page's rows are read whole.
+            pk = self.table._meta.primary_key
+            page_keys = select_statement(
+                self.table, [QueryString("{}", pk)], where=where, order=order, limit=window.count, offset=offset
+            )
+            chosen = QueryString("{} IN ({})", pk, opaque(page_keys))
+            page = select_statement(self.table, selected, where=chosen, order=order, limit=window.count)
+            return page, total
         page = select_statement(self.table, selected, where=where, order=order, limit=window.count, offset=offset)
         return page, total
 

@@ -31,10 +31,13 @@ from litestar_listing.backends.base import dispatch, field_filter
 from litestar_listing.core.query import Combine, FieldPath, Filter, ListQuery, OrderTerm, Search
 from litestar_listing.core.text import LIKE_ESCAPE, LikePattern, contains_pattern
 
-__all__ = ("FOLD_FUNCTION", "KEY_LABEL", "StatementCompiler")
+__all__ = ("DEFERRED_OFFSET", "FOLD_FUNCTION", "KEY_LABEL", "StatementCompiler")
 
 FOLD_FUNCTION = "listing_fold"
 """The SQLite function registered on each connection for Unicode case-insensitivity."""
+
+DEFERRED_OFFSET = 1000
+"""From this many skipped rows on, a page is fetched by a deferred join (keys first, then rows)."""
 
 KEY_LABEL = "_listing_key_"
 """Prefix of the labels of the ordering values a page statement selects for keyset continuation."""
@@ -141,8 +144,17 @@ class StatementCompiler:
             total = self._where(scope.apply(select(func.count()).select_from(self.model)), where)
         columns = [self.column(scope, term.path) for term in query.order]
         order = [self.order_term(term, column) for term, column in zip(query.order, columns, strict=True)]
-        if query.after is None:
-            page = self._where(scope.apply(self.base), where).offset(query.window.offset)
+        offset = query.window.offset
+        if query.after is None and offset >= DEFERRED_OFFSET:
+            # A deferred join: the skipped rows are walked for their keys alone (an index-only scan
+            # where an index covers the order), and only the page's rows are read whole.
+            pk = [getattr(self.model, _attribute_key(self.model, column)) for column in inspect(self.model).primary_key]
+            page_keys = self._where(scope.apply(self.base), where).with_only_columns(*pk, maintain_column_froms=True)
+            page_keys = page_keys.order_by(*order).limit(query.window.count).offset(offset).correlate(None)
+            chosen = pk[0].in_(page_keys) if len(pk) == 1 else tuple_(*pk).in_(page_keys)
+            page = scope.apply(self.base).where(chosen)
+        elif query.after is None:
+            page = self._where(scope.apply(self.base), where).offset(offset)
         else:
             after = self.keyset(query, columns)
             page = scope.apply(self.base).where(after if where is None else and_(where, after))
