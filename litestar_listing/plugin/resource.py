@@ -357,7 +357,10 @@ def _next_url(connection: ASGIConnection[Any, Any, Any, Any], params: Sequence[t
     """The request's URL with ``page`` and ``cursor`` replaced by ``cursor=<token>``."""
     kept = [(key, value) for key, value in params if key not in {"page", CURSOR_PARAMETER}]
     query = urlencode([*kept, (CURSOR_PARAMETER, token)])
-    return str(connection.url.with_replacements(query=query))
+    # The path as the client sent it (trailing slash included, spec §4.1), not Litestar's normalised
+    # one; some servers leave the query string in raw_path.
+    raw_path = (connection.scope.get("raw_path") or connection.scope["path"].encode()).split(b"?", 1)[0]
+    return str(connection.url.with_replacements(path=raw_path.decode("latin-1"), query=query))
 
 
 def query_items(connection: ASGIConnection[Any, Any, Any, Any]) -> list[tuple[str, str]]:
