@@ -38,10 +38,11 @@ def tests(session: nox.Session, backend: str, database: str) -> None:
     if backend == "beanie" and os.environ.get("MONGODB_URL"):
         database += ",mongodb"
     env = {"LISTING_BACKENDS": backend, "LISTING_DATABASES": database}
-    # The engine and plugin tests need no database; the conformance table and the hostile-client
-    # tests (tests/hostile: tenant isolation, exposure, faults, cost guards) run in every session.
+    # The engine and plugin tests, and the docs' examples (SQLite in memory), need no database server;
+    # the conformance table and the hostile-client tests (tests/hostile: tenant isolation, exposure,
+    # faults, cost guards) run in every session.
     paths = {
-        "memory": ["tests/unit", "tests/plugin"],
+        "memory": ["tests/unit", "tests/plugin", "tests/docs"],
         "beanie": ["tests/document_store", "tests/demo"],
     }.get(backend, ["tests/backends", "tests/demo", "tests/differential"])
     session.run("pytest", *paths, "tests/conformance", "tests/hostile", *session.posargs, env=env)
@@ -68,6 +69,28 @@ def demo(session: nox.Session) -> None:
     """Serve the nycflights13 demo on the embedded SQLite database (arguments pass through)."""
     _install(session)
     session.run("litestar-listing", "demo", *session.posargs)
+
+
+@nox.session(default=False)
+def docs(session: nox.Session) -> None:
+    """Build the Sphinx site into docs/_build/html, warnings as errors (the examples' tests run in tests(memory)).
+
+    ``-E`` rereads every page, so a warning of an unchanged page is reported again.
+    """
+    _install(session, "docs")
+    session.run("sphinx-build", "-W", "--keep-going", "-E", "-b", "html", "docs", "docs/_build/html", *session.posargs)
+
+
+@nox.session(default=False)
+def browser(session: nox.Session) -> None:
+    """The demo's API explorer in headless Chromium: a filtered flights list run from the page, offline.
+
+    Uses Debian's Chromium at /usr/bin/chromium (apt-get install -y chromium; or LISTING_CHROMIUM), never
+    Playwright's downloads. Saves docs/_static/explorer.png. Without Chromium the test skips, with CI=true
+    it fails. See tests/browser/test_explorer_browser.py.
+    """
+    _install(session, "browser")
+    session.run("pytest", "tests/browser", *session.posargs)
 
 
 @nox.session(default=False)

@@ -38,6 +38,7 @@ from litestar_listing.backends.sqlalchemy import SQLAlchemyBackend
 from litestar_listing.core.query import FilterSyntax
 from litestar_listing.demo import documents, mongo_data, piccolo_tables
 from litestar_listing.demo.data import DEMO_USERS, TOKENS, DemoUserSeed, sqlalchemy_url
+from litestar_listing.demo.explorer import openapi_config
 from litestar_listing.demo.models import Airline, Airport, DemoBase, Flight, Plane, WatchedFlight, Weather
 
 __all__ = (
@@ -553,6 +554,7 @@ def demo_app(listed: Sequence[Resource], backends: Sequence[DemoBackends], *, de
         on_startup=[hook for part in backends for hook in part.on_startup],
         on_shutdown=[hook for part in backends for hook in part.on_shutdown],
         state=State({"examples": examples(listed)}),
+        openapi_config=openapi_config(),  # the offline API explorer at /schema
         debug=debug,
     )
 

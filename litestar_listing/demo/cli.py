@@ -92,7 +92,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     base = f"http://{arguments.host}:{arguments.port}"
     app = create_app(url, backend=arguments.backend)
     print(f"\nlitestar-listing demo on {plain}, served by the {arguments.backend} backend")  # noqa: T201
-    print(f"  OpenAPI: {base}/schema\n  Try:")  # noqa: T201
+    print(f"  API explorer (offline Swagger UI): {base}/schema/swagger")  # noqa: T201
+    print(f"  OpenAPI: {base}/schema/openapi.json\n  Try:")  # noqa: T201
     for label, path in (DOCUMENT_EXAMPLES if beanie else EXAMPLES).items():
         print(f"    {label}:\n      curl -s '{base}{path}'")  # noqa: T201
     uvicorn.run(app, host=arguments.host, port=arguments.port, log_level="info")

