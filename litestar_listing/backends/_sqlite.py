@@ -9,10 +9,26 @@ from __future__ import annotations
 import time
 from typing import Any
 
-__all__ = ("CHECK_EVERY", "DEFAULT_STATEMENT_TIMEOUT", "StatementGuard")
+__all__ = ("CHECK_EVERY", "DEFAULT_STATEMENT_TIMEOUT", "FOLD_FUNCTION", "StatementGuard", "is_ascii_sql")
 
 DEFAULT_STATEMENT_TIMEOUT = 5.0
 """Seconds a SQLite statement may run before it is aborted; the default of ``Resource.timeout``."""
+
+FOLD_FUNCTION = "listing_fold"
+"""The SQLite function registered on each connection for Unicode case-insensitivity."""
+
+
+def is_ascii_sql(expression: str) -> str:
+    """SQL that is true when the text ``expression`` is all ASCII: as many bytes as characters.
+
+    Case-insensitive matching folds text with a Python function on SQLite, a call into Python per row
+    (SQLite folds ASCII only). On ASCII text SQLite's own ``LIKE``, which ignores the case of ASCII
+    letters, already gives the answer, several times faster; the backends call the function only for
+    other text. ``LIKE`` folds case unless ``PRAGMA case_sensitive_like`` is on, which nothing here
+    turns on (case-sensitive matching uses ``GLOB``).
+    """
+    return f"length(CAST({expression} AS BLOB)) = length({expression})"
+
 
 CHECK_EVERY = 10_000
 """SQLite virtual-machine instructions between two checks of the clock (microseconds of work)."""

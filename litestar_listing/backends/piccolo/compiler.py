@@ -22,10 +22,11 @@ from piccolo.columns.combination import UNDEFINED, And, Or, Where, WhereRaw
 from piccolo.querystring import QueryString
 from piccolo.table import Table
 
+from litestar_listing.backends._sqlite import FOLD_FUNCTION, is_ascii_sql
 from litestar_listing.backends.base import dispatch, field_filter
 from litestar_listing.backends.piccolo.introspection import Relation, Tables
 from litestar_listing.core.query import Combine, FieldPath, Filter, ListQuery, OrderTerm, Search
-from litestar_listing.core.text import LIKE_ESCAPE, LikePattern, contains_pattern
+from litestar_listing.core.text import LIKE_ESCAPE, LikePattern, contains_pattern, fold_case
 
 __all__ = (
     "DEFERRED_OFFSET",
@@ -39,8 +40,6 @@ __all__ = (
     "select_statement",
 )
 
-FOLD_FUNCTION = "listing_fold"
-"""The SQLite function registered on each connection for Unicode case-insensitivity."""
 
 DEFERRED_OFFSET = 1000
 """From this many skipped rows on, a page is fetched by a deferred join (keys first, then rows)."""
@@ -356,17 +355,19 @@ class QueryCompiler:
         """A coerced value as the driver takes it: enums by their value (spec §4.4.5)."""
         return value.value if isinstance(value, enum.Enum) else value
 
-    def _fold(self, template: str) -> str:
-        return f"{FOLD_FUNCTION}({template})" if self.dialect == "sqlite" else f"lower({template})"
-
     def _like(self, column: Column, pattern: LikePattern) -> QueryString:
         if self.dialect == "sqlite":
             return QueryString("{} GLOB {}", column, pattern.to_glob())
         return QueryString(f"{{}} LIKE {{}} ESCAPE '{LIKE_ESCAPE}'", column, pattern.to_like())
 
     def _ilike(self, column: Column, pattern: LikePattern) -> QueryString:
-        template = f"{self._fold('{}')} LIKE {self._fold('{}')} ESCAPE '{LIKE_ESCAPE}'"
-        return QueryString(template, column, pattern.to_like())
+        if self.dialect == "sqlite":
+            # SQLite's LIKE on ASCII text (as many bytes as characters), the Python fold on the rest.
+            like = f"LIKE {{}} ESCAPE '{LIKE_ESCAPE}'"
+            template = f"(CASE WHEN {is_ascii_sql('{}')} THEN {{}} {like} ELSE {FOLD_FUNCTION}({{}}) {like} END)"
+            folded = fold_case(pattern.to_like())
+            return QueryString(template, column, column, column, folded, column, folded)
+        return QueryString(f"lower({{}}) LIKE lower({{}}) ESCAPE '{LIKE_ESCAPE}'", column, pattern.to_like())
 
     def _compare(self, operator: str, column: Column, value: Any) -> QueryString:
         return QueryString(f"{{}} {operator} {{}}", column, self.value(value))

@@ -12,9 +12,12 @@ from typing import Any
 
 from sqlalchemy import (
     ColumnElement,
+    LargeBinary,
     Numeric,
     Select,
     and_,
+    case,
+    cast,
     exists,
     false,
     func,
@@ -27,14 +30,13 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import aliased
 
+from litestar_listing.backends._sqlite import FOLD_FUNCTION
 from litestar_listing.backends.base import dispatch, field_filter
 from litestar_listing.core.query import Combine, FieldPath, Filter, ListQuery, OrderTerm, Search
-from litestar_listing.core.text import LIKE_ESCAPE, LikePattern, contains_pattern
+from litestar_listing.core.text import LIKE_ESCAPE, LikePattern, contains_pattern, fold_case
 
 __all__ = ("DEFERRED_OFFSET", "FOLD_FUNCTION", "KEY_LABEL", "StatementCompiler")
 
-FOLD_FUNCTION = "listing_fold"
-"""The SQLite function registered on each connection for Unicode case-insensitivity."""
 
 DEFERRED_OFFSET = 1000
 """From this many skipped rows on, a page is fetched by a deferred join (keys first, then rows)."""
@@ -277,18 +279,22 @@ class StatementCompiler:
         return and_(leading, or_(*disjuncts) if disjuncts else false())
 
     # -- text ---------------------------------------------------------------------------------
-    def _fold(self, value: ColumnElement[Any]) -> ColumnElement[Any]:
-        if self.dialect == "sqlite":
-            return getattr(func, FOLD_FUNCTION)(value)  # type: ignore[no-any-return]
-        return func.lower(value)
-
     def _like(self, column: ColumnElement[Any], pattern: LikePattern) -> ColumnElement[bool]:
         if self.dialect == "sqlite":
             return column.op("GLOB", is_comparison=True)(pattern.to_glob())
         return column.like(pattern.to_like(), escape=LIKE_ESCAPE)
 
     def _ilike(self, column: ColumnElement[Any], pattern: LikePattern) -> ColumnElement[bool]:
-        return self._fold(column).like(self._fold(literal(pattern.to_like())), escape=LIKE_ESCAPE)
+        if self.dialect != "sqlite":
+            return func.lower(column).like(func.lower(literal(pattern.to_like())), escape=LIKE_ESCAPE)
+        # SQLite's LIKE on ASCII text (as many bytes as characters), the Python fold on the rest
+        # (see ``_sqlite.is_ascii_sql``).
+        folded = literal(fold_case(pattern.to_like()))
+        is_ascii = func.length(cast(column, LargeBinary)) == func.length(column)
+        return case(
+            (is_ascii, column.like(folded, escape=LIKE_ESCAPE)),
+            else_=getattr(func, FOLD_FUNCTION)(column).like(folded, escape=LIKE_ESCAPE),
+        )
 
     # -- values -------------------------------------------------------------------------------
     @staticmethod
