@@ -214,8 +214,16 @@ class PiccoloBackend:
     async def _fetch(self, query: ListQuery, context: ListContext) -> Page:
         engine = self.engine_for(context)
         prepare_engine(engine)
-        pool = getattr(engine, "pool", None) if engine.engine_type == "postgres" else None
-        if pool is None or engine.current_transaction.get() is not None:
+        if engine.current_transaction.get() is not None:
+            return await self._list(query, context, engine, None)
+        if engine.engine_type == "sqlite":
+            # Piccolo opens a SQLite connection (and its thread) per statement outside a transaction;
+            # one read transaction gives the page, the total and the eager loads one connection and
+            # one snapshot.
+            async with engine.transaction():
+                return await self._list(query, context, engine, None)
+        pool = getattr(engine, "pool", None)
+        if pool is None:
             return await self._list(query, context, engine, None)
         # One pooled connection for the page, the total and the eager loads: under load, a request
         # that queued for the pool once per statement would time out between its statements.
