@@ -533,6 +533,12 @@ def examples(listed: Sequence[Resource]) -> Mapping[str, str]:
     return EXAMPLES
 
 
+DEMO_CONCURRENT_LISTS = 8
+"""Lists in the database at once: below both pools' sizes (SQLAlchemy 5 + 10 overflow, Piccolo's asyncpg
+10), so that under a burst requests wait for their turn in the application, where the wait does not
+count into a resource's ``timeout``, instead of in the pool, where it would (docs/load.md)."""
+
+
 def demo_app(listed: Sequence[Resource], backends: Sequence[DemoBackends], *, debug: bool = False) -> Litestar:
     """An application serving ``listed``, whose backends come from ``backends`` (one or several libraries).
 
@@ -549,7 +555,10 @@ def demo_app(listed: Sequence[Resource], backends: Sequence[DemoBackends], *, de
     """
     return Litestar(
         route_handlers=[index],
-        plugins=[*(plugin for part in backends for plugin in part.plugins), ListingPlugin(listed)],
+        plugins=[
+            *(plugin for part in backends for plugin in part.plugins),
+            ListingPlugin(listed, max_concurrent_lists=DEMO_CONCURRENT_LISTS),
+        ],
         middleware=[DefineMiddleware(DemoAuthentication, exclude=["/schema"])],
         on_startup=[hook for part in backends for hook in part.on_startup],
         on_shutdown=[hook for part in backends for hook in part.on_shutdown],

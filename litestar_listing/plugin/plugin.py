@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from litestar.plugins import InitPluginProtocol
 
+from litestar_listing.plugin.admission import Admission
 from litestar_listing.plugin.handlers import list_handler
 
 if TYPE_CHECKING:
@@ -23,15 +24,27 @@ class ListingPlugin(InitPluginProtocol):
     Args:
         resources: The listed collections; resource names must be unique.
         path_prefix: The path before every resource name (spec §9.1: ``/api/v1``).
+        max_concurrent_lists: Admission control: at most this many list actions of these resources
+            in their stores at once, e.g. the database pool's size; the others wait in order, and a
+            resource's ``timeout`` starts when a list is admitted. None (the default): no limit.
+        queue_timeout: Seconds a list may wait to be admitted; past it, a 503 with ``Retry-After``.
 
     Raises:
-        ConfigurationError: When the application is built, for a resource whose declaration does
-            not match its models (fail at start-up, not per request).
+        ConfigurationError: ``max_concurrent_lists`` below 1 or ``queue_timeout`` not positive;
+            when the application is built, a resource whose declaration does not match its models
+            (fail at start-up, not per request).
     """
 
-    __slots__ = ("path_prefix", "resources")
+    __slots__ = ("admission", "path_prefix", "resources")
 
-    def __init__(self, resources: Sequence[Resource], *, path_prefix: str = "/api/v1") -> None:
+    def __init__(
+        self,
+        resources: Sequence[Resource],
+        *,
+        path_prefix: str = "/api/v1",
+        max_concurrent_lists: int | None = None,
+        queue_timeout: float = 30.0,
+    ) -> None:
         names = [resource.name for resource in resources]
         duplicated = sorted({name for name in names if names.count(name) > 1})
         if duplicated:
@@ -41,6 +54,9 @@ class ListingPlugin(InitPluginProtocol):
             raise ConfigurationError(msg)
         self.resources = tuple(resources)
         self.path_prefix = path_prefix
+        self.admission = None if max_concurrent_lists is None else Admission(max_concurrent_lists, queue_timeout)
+        for resource in self.resources:
+            resource.admission = self.admission
 
     def on_app_init(self, app_config: AppConfig) -> AppConfig:
         """Register one list handler per resource, prepare its backend, add its type encoders.

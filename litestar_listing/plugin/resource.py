@@ -20,6 +20,7 @@ from litestar_listing.core.errors import ConfigurationError, InvalidQueryError, 
 from litestar_listing.core.parsing import Limits, QueryParser, forced_filter, is_raw_key
 from litestar_listing.core.query import Combine, FieldPath, Filter, FilterSyntax, ListQuery
 from litestar_listing.core.schema import ALL_FIELDS, FieldMap
+from litestar_listing.plugin.admission import Admission
 from litestar_listing.plugin.envelope import envelope_type, item_type, pagination
 from litestar_listing.plugin.forced import ForcedFilter
 
@@ -120,6 +121,8 @@ class Resource:
     item: Any = None
     message: str = ""
     description: str = ""
+    admission: Admission | None = field(default=None, init=False, repr=False, compare=False)
+    """Set by ``ListingPlugin(max_concurrent_lists=...)``: lists wait here for their turn."""
     _field_map: FieldMap | None = field(default=None, init=False, repr=False)
     _parser: QueryParser | None = field(default=None, init=False, repr=False)
     _envelope: type[msgspec.Struct] | None = field(default=None, init=False, repr=False)
@@ -293,6 +296,24 @@ class Resource:
         if params is None:
             params = query_items(connection) if connection is not None else []
         query = self.parse(params, connection)
+        if self.admission is None:
+            return await self._list_admitted(connection, query, params, load, session)
+        try:
+            async with self.admission.admitted():
+                return await self._list_admitted(connection, query, params, load, session)
+        except UnavailableError as error:  # only admission raises it here: _fetch maps the backends' own
+            detail = f"listing {self.name} is not possible now: {error}; try again"
+            raise ServiceUnavailableException(detail=detail, headers={"Retry-After": "1"}) from error
+
+    async def _list_admitted(
+        self,
+        connection: ASGIConnection[Any, Any, Any, Any] | None,
+        query: ListQuery,
+        params: Sequence[tuple[str, str]],
+        load: Sequence[str] | None,
+        session: Any,
+    ) -> tuple[msgspec.Struct, dict[str, str]]:
+        # The timeout starts now: time spent waiting for admission is bounded by its own queue_timeout.
         context = ListContext(
             request=connection,
             session=session,
