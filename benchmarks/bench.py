@@ -50,6 +50,7 @@ from urllib.parse import urlencode
 import asyncpg
 import bench_apps as apps
 import bench_data as data
+import load
 from load import database_server, free_port, git_state, package_version
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, create_async_engine
 
@@ -946,16 +947,8 @@ def targets(report: dict[str, Any]) -> list[str]:
 
 
 def write_markdown(path: pathlib.Path, generated: str) -> None:
-    """Replace the generated part of ``path`` (between the marks), keeping the text around it."""
-    text = path.read_text(encoding="utf-8") if path.exists() else ""
-    if BEGIN_MARK in text and END_MARK in text:
-        head, _, rest = text.partition(BEGIN_MARK)
-        _, _, tail = rest.partition(END_MARK)
-        text = head + generated.rstrip("\n") + tail
-    else:
-        text = "# Benchmarks\n\n" + generated
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
+    """Replace the generated part of ``path`` (between this page's marks), keeping the text around it."""
+    load.write_markdown(path, generated, title="Benchmarks", marks=(BEGIN_MARK, END_MARK))
 
 
 def print_table(report: dict[str, Any]) -> None:

@@ -46,28 +46,7 @@ from litestar_listing.demo.app import DemoBackends, piccolo_backends, resources,
 from litestar_listing.demo.models import Airline, Airport, DemoBase, Flight
 
 PATH = "/api/v1/flights/"
-FLIGHT_COLUMNS = (
-    "id",
-    "year",
-    "month",
-    "day",
-    "dep_time",
-    "sched_dep_time",
-    "dep_delay",
-    "arr_time",
-    "sched_arr_time",
-    "arr_delay",
-    "carrier",
-    "flight",
-    "tailnum",
-    "origin",
-    "dest",
-    "air_time",
-    "distance",
-    "hour",
-    "minute",
-    "time_hour",
-)
+FLIGHT_COLUMNS = tuple(Flight.__table__.columns.keys())  # the demo's flights columns, in table order
 MESSAGE = "Listed flights."
 DEFERRED_OFFSET = 1000
 """From this offset on, the floor's page query is a deferred join."""

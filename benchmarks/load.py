@@ -818,15 +818,22 @@ def log_cell(log: dict[str, Any]) -> str:
     return f"{log['responses_5xx']} / {log['error_lines']} / {pool}"
 
 
-def write_markdown(path: pathlib.Path, generated: str) -> None:
-    """Replace the generated part of ``path`` (between the marks), keeping the text around it."""
+def write_markdown(
+    path: pathlib.Path,
+    generated: str,
+    *,
+    title: str = "Load test of the demo",
+    marks: tuple[str, str] = (BEGIN_MARK, END_MARK),
+) -> None:
+    """Replace the generated part of ``path`` (between ``marks``), keeping the text around it."""
+    begin, end = marks
     text = path.read_text(encoding="utf-8") if path.exists() else ""
-    if BEGIN_MARK in text and END_MARK in text:
-        head, _, rest = text.partition(BEGIN_MARK)
-        _, _, tail = rest.partition(END_MARK)
+    if begin in text and end in text:
+        head, _, rest = text.partition(begin)
+        _, _, tail = rest.partition(end)
         text = head + generated.rstrip("\n") + tail
     else:
-        text = "# Load test of the demo\n\n" + generated
+        text = f"# {title}\n\n" + generated
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
 
