@@ -8,7 +8,6 @@ page in Chromium.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from html.parser import HTMLParser
 from typing import Any
 
@@ -16,7 +15,6 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from litestar_listing.demo.app import create_app
 from litestar_listing.demo.data import DEMO_USERS
 from litestar_listing.demo.explorer import (
     ASSETS_PATH,
@@ -25,25 +23,15 @@ from litestar_listing.demo.explorer import (
     SECURITY_SCHEME,
     swagger_ui_assets,
 )
-from tests.demo.test_demo_api import DEMO_BACKENDS, DEMO_DATABASES, loaded_url
+
+# The demo app per backend x database on the loaded data, shared with the API tests.
+from tests.demo.test_demo_api import DEMO_BACKENDS, client
+
+__all__ = ("client",)  # the demo app per backend x database, the same fixture as the API tests
 
 pytestmark = pytest.mark.skipif(not DEMO_BACKENDS, reason="the demo runs on the SQLAlchemy and Piccolo backends")
 
 CONTENT_TYPES = {".js": "text/javascript", ".css": "text/css", ".png": "image/png"}
-
-
-@pytest.fixture(
-    scope="module",
-    params=[
-        pytest.param((backend, database), id=f"{backend}:{database}")
-        for backend in DEMO_BACKENDS
-        for database in DEMO_DATABASES
-    ],
-)
-def client(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient[Litestar]]:
-    backend, database = request.param
-    with TestClient(create_app(loaded_url(database, tmp_path_factory), backend=backend)) as test_client:
-        yield test_client
 
 
 class _References(HTMLParser):
