@@ -111,6 +111,15 @@ class Filter:
     value: object
     key: str = ""
 
+    @property
+    def matches_null(self) -> bool:
+        """Whether a NULL value satisfies this filter: ``ne``, ``nin`` and ``isnull=true`` (DESIGN.md, "NULL").
+
+        A filter that NULL does not satisfy matches no row whose related row is missing, so a
+        backend may test a relation path's rows alone (a semi-join) instead of joining them.
+        """
+        return self.operator.matches_null or (self.operator.name == "isnull" and self.value is True)
+
 
 @dataclass(frozen=True, slots=True)
 class RawFilter:

@@ -284,9 +284,8 @@ class QueryCompiler:
     def filter(self, item: Filter) -> QueryString:
         """One filter; the operator's ``op_<name>`` builds the comparison."""
         build = dispatch(self, "op", item.operator.name)
-        # A lookup that NULL satisfies (ne, nin, isnull=true) must see the NULL of a missing related row.
-        never_null = not item.operator.matches_null and not (item.operator.name == "isnull" and item.value is True)
-        return self.predicate(item.path, lambda column: build(column, item.value), semi=never_null)  # type: ignore[no-any-return]
+        # A filter that NULL satisfies must see the NULL of a missing related row: it keeps the join.
+        return self.predicate(item.path, lambda column: build(column, item.value), semi=not item.matches_null)  # type: ignore[no-any-return]
 
     def search(self, search: Search) -> QueryString:
         """Case-insensitive substring search over every searchable path, combined with OR (spec §4.2)."""

@@ -225,9 +225,8 @@ class StatementCompiler:
     def filter(self, scope: _Scope, item: Filter) -> ColumnElement[bool]:
         """One filter; the operator's ``op_<name>`` builds the comparison."""
         build = dispatch(self, "op", item.operator.name)
-        # A lookup that NULL satisfies (ne, nin, isnull=true) must see the NULL of a missing related row.
-        never_null = not item.operator.matches_null and not (item.operator.name == "isnull" and item.value is True)
-        return self.predicate(scope, item.path, lambda column: build(column, item.value), semi=never_null)
+        # A filter that NULL satisfies must see the NULL of a missing related row: it keeps the join.
+        return self.predicate(scope, item.path, lambda column: build(column, item.value), semi=not item.matches_null)
 
     def search(self, scope: _Scope, search: Search) -> ColumnElement[bool]:
         """Case-insensitive substring search over every searchable path, combined with OR."""
