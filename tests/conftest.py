@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import hashlib
 import os
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -29,6 +31,11 @@ _DEFAULT_DATABASES = "sqlite,postgresql,mongomock" + (",mongodb" if MONGODB_URL 
 DATABASES = tuple(filter(None, os.environ.get("LISTING_DATABASES", _DEFAULT_DATABASES).split(",")))
 BACKENDS = tuple(filter(None, os.environ.get("LISTING_BACKENDS", "memory,sqlalchemy,piccolo,beanie").split(",")))
 IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
+# Every checkout gets databases of its own on the shared server, so two clones can run side by side:
+# the tag is a hash of this checkout's path (or LISTING_POSTGRES_TAG).
+POSTGRES_TAG = os.environ.get("LISTING_POSTGRES_TAG") or hashlib.sha1(
+    str(Path(__file__).resolve().parent.parent).encode(), usedforsecurity=False
+).hexdigest()[:8]
 
 _created: dict[str, str] = {}
 
@@ -36,11 +43,13 @@ _created: dict[str, str] = {}
 def postgres_database_url(database: str) -> str:
     """A plain ``postgresql://`` URL of ``database`` on the test server, created if missing.
 
-    Skips the calling test when the server is unreachable, or fails it in CI.
+    The server-side name is ``<database>_<POSTGRES_TAG>``: this checkout's own copy. Skips the calling test when the server is unreachable, or fails it in CI.
     """
     if database in _created:
         return _created[database]
     import asyncpg
+
+    logical, database = database, f"{database}_{POSTGRES_TAG}"
 
     async def create() -> None:
         connection = await asyncpg.connect(POSTGRES_URL, timeout=5)
@@ -67,7 +76,7 @@ def postgres_database_url(database: str) -> str:
         pytest.skip(message)
     parts = urlsplit(POSTGRES_URL)
     url = urlunsplit((parts.scheme, parts.netloc, f"/{database}", parts.query, parts.fragment))
-    _created[database] = url
+    _created[logical] = url
     return url
 
 
