@@ -6,22 +6,21 @@
 from __future__ import annotations
 
 import os
+import sys
+from pathlib import Path
 
 import nox
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from tests.matrix import SHARED_PATHS, TARGETS, TestTarget
 
 nox.options.default_venv_backend = "uv|virtualenv"
 nox.options.reuse_existing_virtualenvs = True
 nox.options.sessions = ["tests", "lint", "typecheck"]
 
-MATRIX = [
-    nox.param("memory", "", id="memory"),
-    nox.param("sqlalchemy", "sqlite", id="sqlalchemy-sqlite"),
-    nox.param("sqlalchemy", "postgresql", id="sqlalchemy-postgresql"),
-    nox.param("piccolo", "sqlite", id="piccolo-sqlite"),
-    nox.param("piccolo", "postgresql", id="piccolo-postgresql"),
-    # mongomock in memory; set MONGODB_URL to run the same tests on a MongoDB server as well.
-    nox.param("beanie", "mongomock", id="beanie-mongomock"),
-]
+# One session per target of tests/matrix.py, except those needing a server by environment variable
+# (MongoDB at MONGODB_URL): they join the session of their backend when the variable is set.
+MATRIX = [nox.param(target, id=target.session) for target in TARGETS if not target.needs_env]
 
 
 def _install(session: nox.Session, *groups: str, extras: str = "sqlalchemy,piccolo,beanie,demo") -> None:
@@ -31,21 +30,18 @@ def _install(session: nox.Session, *groups: str, extras: str = "sqlalchemy,picco
 
 
 @nox.session
-@nox.parametrize(("backend", "database"), MATRIX)
-def tests(session: nox.Session, backend: str, database: str) -> None:
+@nox.parametrize("target", MATRIX)
+def tests(session: nox.Session, target: TestTarget) -> None:
     """Run the tests of one backend x database (engine and plugin tests run with ``memory``)."""
     _install(session, "test")
-    if backend == "beanie" and os.environ.get("MONGODB_URL"):
-        database += ",mongodb"
-    env = {"LISTING_BACKENDS": backend, "LISTING_DATABASES": database}
-    # The engine and plugin tests, and the docs' examples (SQLite in memory), need no database server;
-    # the conformance table and the hostile-client tests (tests/hostile: tenant isolation, exposure,
-    # faults, cost guards) run in every session.
-    paths = {
-        "memory": ["tests/unit", "tests/plugin", "tests/docs"],
-        "beanie": ["tests/document_store", "tests/demo"],
-    }.get(backend, ["tests/backends", "tests/demo", "tests/differential"])
-    session.run("pytest", *paths, "tests/conformance", "tests/hostile", *session.posargs, env=env)
+    companions = [
+        other.database
+        for other in TARGETS
+        if other.needs_env and other.backend == target.backend and os.environ.get(other.needs_env)
+    ]
+    env = {"LISTING_BACKENDS": target.backend, "LISTING_DATABASES": ",".join([target.database, *companions])}
+    # The conformance table and the hostile-client tests run in every session (tests/matrix.py).
+    session.run("pytest", *target.store.paths, *SHARED_PATHS, *session.posargs, env=env)
 
 
 @nox.session

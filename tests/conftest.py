@@ -1,8 +1,7 @@
-"""Test-wide settings: which backends and databases run, and PostgreSQL databases for them.
+"""Test-wide settings: PostgreSQL and document-store databases for the targets of ``tests/matrix.py``.
 
-``LISTING_DATABASES`` (default ``sqlite,postgresql,mongomock``, plus ``mongodb`` when
-``MONGODB_URL`` is set) and ``LISTING_BACKENDS`` (default ``memory,sqlalchemy,piccolo,beanie``)
-select the matrix; nox sets them per session. PostgreSQL comes from ``LISTING_POSTGRES_URL``; when it
+Which backends and databases run is ``tests/matrix.py``'s to say. PostgreSQL comes from
+``LISTING_POSTGRES_URL``; when it
 is unreachable the tests that need it are skipped, except in CI (``CI=true``), where they fail. The
 document store is mongomock (through ``tests/document_store/mongomock_adapter.py``), or the real
 MongoDB at ``MONGODB_URL``.
@@ -27,15 +26,13 @@ if TYPE_CHECKING:
 
 POSTGRES_URL = os.environ.get("LISTING_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test")
 MONGODB_URL = os.environ.get("MONGODB_URL", "")
-_DEFAULT_DATABASES = "sqlite,postgresql,mongomock" + (",mongodb" if MONGODB_URL else "")
-DATABASES = tuple(filter(None, os.environ.get("LISTING_DATABASES", _DEFAULT_DATABASES).split(",")))
-BACKENDS = tuple(filter(None, os.environ.get("LISTING_BACKENDS", "memory,sqlalchemy,piccolo,beanie").split(",")))
 IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
 # Every checkout gets databases of its own on the shared server, so two clones can run side by side:
 # the tag is a hash of this checkout's path (or LISTING_POSTGRES_TAG).
-POSTGRES_TAG = os.environ.get("LISTING_POSTGRES_TAG") or hashlib.sha1(
-    str(Path(__file__).resolve().parent.parent).encode(), usedforsecurity=False
-).hexdigest()[:8]
+POSTGRES_TAG = (
+    os.environ.get("LISTING_POSTGRES_TAG")
+    or hashlib.sha1(str(Path(__file__).resolve().parent.parent).encode(), usedforsecurity=False).hexdigest()[:8]
+)
 
 _created: dict[str, str] = {}
 
@@ -43,7 +40,8 @@ _created: dict[str, str] = {}
 def postgres_database_url(database: str) -> str:
     """A plain ``postgresql://`` URL of ``database`` on the test server, created if missing.
 
-    The server-side name is ``<database>_<POSTGRES_TAG>``: this checkout's own copy. Skips the calling test when the server is unreachable, or fails it in CI.
+    The server-side name is ``<database>_<POSTGRES_TAG>``: this checkout's own copy. Skips the calling
+    test when the server is unreachable, or fails it in CI.
     """
     if database in _created:
         return _created[database]

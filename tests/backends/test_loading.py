@@ -17,7 +17,8 @@ from sqlalchemy import event
 
 from litestar_listing import ListContext
 from tests.conformance.fixture import THINGS, USERS, company_row, part_rows, role_row, tag_rows
-from tests.conformance.targets import Target, piccolo_target, sqlalchemy_target, target_ids
+from tests.conformance.targets import Target, open_target
+from tests.matrix import Store, selected
 
 LOAD = ("owner__manager__role", "reviewer", "company", "tags", "parts__supplier")
 THING_COLUMNS = (
@@ -57,14 +58,9 @@ def expected_thing(thing_id: int) -> dict[str, Any]:
     return thing
 
 
-SQL_TARGETS = [name for name in target_ids() if name != "memory"]
-
-
-@pytest.fixture(scope="module", params=SQL_TARGETS)
+@pytest.fixture(scope="module", params=selected(store=Store.SQL), ids=str)
 async def target(request: pytest.FixtureRequest) -> AsyncIterator[Target]:
-    backend, database = str(request.param).split(":", 1)
-    make = sqlalchemy_target if backend == "sqlalchemy" else piccolo_target
-    async with make(database) as loaded:
+    async with open_target(request.param) as loaded:
         yield loaded
 
 

@@ -23,9 +23,9 @@ from litestar_listing.backends.piccolo.compiler import render_condition
 from tests.conformance import piccolo_tables
 from tests.conformance.piccolo_tables import Part, Tag, Thing, User
 from tests.conformance.targets import write_piccolo_rows
-from tests.conftest import BACKENDS
+from tests.matrix import selected
 
-pytestmark = pytest.mark.skipif("piccolo" not in BACKENDS, reason="the Piccolo backend is not selected")
+pytestmark = pytest.mark.skipif(not selected(backend="piccolo"), reason="the Piccolo backend is not selected")
 
 
 def _sqlite_engine(name: str) -> SQLiteEngine:

@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from litestar_listing.core.text import contains_pattern, fold_case
-from tests.conftest import BACKENDS
+from tests.matrix import backends_of, selected
 
 TRAPS = ["Kelvin", "\u212aelvin", "İstanbul", "istanbul", "STRASSE", "Straße", "ÁLBUM", "álbum", "50% off", "a_b"]
 NEEDLES = ["k", "K", "\u212a", "i̇", "İ", "i", "ss", "ß", "á", "Á", "%", "_", "lb"]
@@ -60,7 +60,7 @@ def _piccolo_where(needle: str) -> tuple[str, tuple[object, ...]]:
 COMPILERS = {"sqlalchemy": _sqlalchemy_where, "piccolo": _piccolo_where}
 
 
-@pytest.fixture(scope="module", params=[name for name in COMPILERS if name in BACKENDS])
+@pytest.fixture(scope="module", params=[name for name in backends_of(selected()) if name in COMPILERS])
 def where(request: pytest.FixtureRequest) -> Callable[[str], tuple[str, tuple[object, ...]]]:
     return COMPILERS[request.param]
 

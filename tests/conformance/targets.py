@@ -1,11 +1,17 @@
-"""The conformance resources and the backends x databases they run on."""
+"""The conformance resources, and how each backend of ``tests/matrix.py`` opens them on a database.
+
+``open_target(target)`` is the one way to load the fixture on a registry entry; ``OPENERS`` maps each
+backend to its opener, so a new database of a known backend needs no change here.
+"""
 
 from __future__ import annotations
 
+import dataclasses
+import enum
 import os
 import tempfile
-from collections.abc import AsyncIterator, Mapping
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable, Mapping
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,7 +33,8 @@ from litestar_listing.core.schema import FieldInfo, ValueType
 from tests.conformance import beanie_documents, piccolo_tables
 from tests.conformance.fixture import DELETED_IDS, memory_rows, table_rows
 from tests.conformance.models import ConformanceBase, Part, Thing
-from tests.conftest import BACKENDS, DATABASES, async_url, document_store, postgres_database_url
+from tests.conftest import async_url, document_store, postgres_database_url
+from tests.matrix import TestTarget
 
 THINGS_OPTIONS: Mapping[str, Any] = {
     "filter_fields": (
@@ -51,26 +58,54 @@ RESOURCES = {"things": "and", "things_or": "or", "things_live": "and"}
 PART_COUNT = FieldInfo("part_count", ValueType.INTEGER, nullable=False, computed=True)
 
 
-def _capability_names(capabilities: Capabilities) -> frozenset[str]:
-    names = {
-        name for name in ("relation_paths", "to_many_paths", "computed_order", "keyset") if getattr(capabilities, name)
-    }
-    names.add(f"syntax:{capabilities.filter_syntax.value}")
-    return frozenset(names | {f"op:{name}" for name in capabilities.operators})
+# Prefixes of the capability names the case table writes (``op:ilike``, ``syntax:document``).
+_CAPABILITY_PREFIXES = {"operators": "op", "filter_syntax": "syntax"}
+
+
+def capability_names(capabilities: Capabilities) -> frozenset[str]:
+    """Every field of ``capabilities`` as names a case's ``needs`` can hold.
+
+    A true flag is its field name (``keyset``); a set gives ``<prefix>:<item>`` for each item
+    (``op:ilike``); an enum gives ``<prefix>:<value>`` (``syntax:relational``). The prefix is the
+    field name unless ``_CAPABILITY_PREFIXES`` shortens it.
+
+    Raises:
+        TypeError: A field of a kind this function does not know: a new capability must be nameable.
+    """
+    names: set[str] = set()
+    for item in dataclasses.fields(capabilities):
+        value = getattr(capabilities, item.name)
+        prefix = _CAPABILITY_PREFIXES.get(item.name, item.name)
+        if isinstance(value, bool):
+            names.update({item.name} if value else set())
+        elif isinstance(value, enum.Enum):
+            names.add(f"{prefix}:{value.value}")
+        elif isinstance(value, frozenset):
+            names.update(f"{prefix}:{member}" for member in value)
+        else:
+            msg = f"Capabilities.{item.name} ({type(value).__name__}) has no capability name"
+            raise TypeError(msg)
+    return frozenset(names)
 
 
 @dataclass
 class Target:
-    """One backend on one database with the conformance data loaded."""
+    """One backend on one database with the conformance data loaded.
+
+    Attributes:
+        postgres_database: The (logical) name of its PostgreSQL database, for ``postgres_database_url``;
+            None on other stores.
+    """
 
     id: str
     resources: dict[str, Resource]
     sessions: Any = None
     engine: Engine[Any] | None = None
+    postgres_database: str | None = None
 
     @property
     def capabilities(self) -> frozenset[str]:
-        return _capability_names(self.resources["things"].backend.capabilities)
+        return capability_names(self.resources["things"].backend.capabilities)
 
     @asynccontextmanager
     async def context(self) -> AsyncIterator[ListContext]:
@@ -124,7 +159,11 @@ async def sqlalchemy_target(database: str, name: str = "litestar_listing_conform
     prepare_engine(engine)
     try:
         await write_sqlalchemy_rows(engine)
-        yield Target(f"sqlalchemy:{database}", things_resources(sqlalchemy_backend), async_sessionmaker(engine))
+        postgres = name if database == "postgresql" else None
+        sessions = async_sessionmaker(engine)
+        yield Target(
+            f"sqlalchemy:{database}", things_resources(sqlalchemy_backend), sessions, postgres_database=postgres
+        )
     finally:
         await engine.dispose()
 
@@ -165,14 +204,21 @@ async def write_piccolo_rows(engine: Engine[Any]) -> None:
 
 
 @asynccontextmanager
-async def piccolo_target(database: str, name: str = "litestar_listing_conformance_piccolo") -> AsyncIterator[Target]:
-    """The fixture on Piccolo: a fresh SQLite file, or the PostgreSQL database ``name``."""
+async def piccolo_target(database: str, name: str = "litestar_listing_conformance") -> AsyncIterator[Target]:
+    """The fixture on Piccolo: a fresh SQLite file, or the PostgreSQL database ``<name>_piccolo``.
+
+    A database of its own: its tables have the names of SQLAlchemy's, and both may be open at once.
+    """
+    name = f"{name}_piccolo"
     engine = piccolo_engine(database, name)
     await write_piccolo_rows(engine)
     if isinstance(engine, PostgresEngine):
         await engine.start_connection_pool()
     try:
-        yield Target(f"piccolo:{database}", things_resources(piccolo_backend), engine=engine)
+        postgres = name if database == "postgresql" else None
+        yield Target(
+            f"piccolo:{database}", things_resources(piccolo_backend), engine=engine, postgres_database=postgres
+        )
     finally:
         if isinstance(engine, PostgresEngine):
             await engine.close_connection_pool()
@@ -210,12 +256,21 @@ async def beanie_target(database: str, name: str = "litestar_listing_conformance
         yield Target(f"beanie:{database}", resources)
 
 
-def target_ids() -> list[str]:
-    """The targets selected by LISTING_BACKENDS and LISTING_DATABASES."""
-    ids = ["memory"] if "memory" in BACKENDS else []
-    for backend in ("sqlalchemy", "piccolo"):
-        if backend in BACKENDS:
-            ids += [f"{backend}:{database}" for database in DATABASES if database in {"sqlite", "postgresql"}]
-    if "beanie" in BACKENDS:
-        ids += [f"beanie:{database}" for database in DATABASES if database in {"mongomock", "mongodb"}]
-    return ids
+@asynccontextmanager
+async def _memory(database: str, name: str = "") -> AsyncIterator[Target]:
+    yield memory_target()
+
+
+OPENERS: Mapping[str, Callable[..., AbstractAsyncContextManager[Target]]] = {
+    "memory": _memory,
+    "sqlalchemy": sqlalchemy_target,
+    "piccolo": piccolo_target,
+    "beanie": beanie_target,
+}
+"""Backend -> ``opener(database, name=...)``, the fixture loaded on a fresh database of that name."""
+
+
+def open_target(target: TestTarget, name: str | None = None) -> AbstractAsyncContextManager[Target]:
+    """The conformance resources and data on ``target``; ``name``: the database (each opener's default)."""
+    opener = OPENERS[target.backend]
+    return opener(target.database) if name is None else opener(target.database, name)

@@ -14,25 +14,13 @@ import pytest
 from litestar_listing.core.errors import InvalidQueryError
 from litestar_listing.core.parsing import forced_filter
 from tests.conformance.cases import CASES, Case
-from tests.conformance.targets import (
-    Target,
-    beanie_target,
-    memory_target,
-    piccolo_target,
-    sqlalchemy_target,
-    target_ids,
-)
+from tests.conformance.targets import Target, open_target
+from tests.matrix import SELECTED
 
 
-@pytest.fixture(scope="module", params=target_ids())
+@pytest.fixture(scope="module", params=SELECTED, ids=str)
 async def target(request: pytest.FixtureRequest) -> AsyncIterator[Target]:
-    name: str = request.param
-    if name == "memory":
-        yield memory_target()
-        return
-    backend, database = name.split(":", 1)
-    make = {"sqlalchemy": sqlalchemy_target, "piccolo": piccolo_target, "beanie": beanie_target}[backend]
-    async with make(database) as loaded:
+    async with open_target(request.param) as loaded:
         yield loaded
 
 

@@ -34,7 +34,7 @@ from litestar_listing.demo.app import (
     resources,
     sqlalchemy_backends,
 )
-from tests.conftest import BACKENDS, async_url, postgres_database_url
+from tests.conftest import async_url, postgres_database_url
 from tests.demo.reference import column, scalar
 from tests.demo.test_demo_api import (
     DEMO_BACKENDS,
@@ -44,10 +44,13 @@ from tests.demo.test_demo_api import (
     listing,
     loaded_url,
 )
+from tests.matrix import selected
 
 pytestmark = pytest.mark.skipif(not DEMO_BACKENDS, reason="the demo runs on the SQLAlchemy and Piccolo backends")
-needs_piccolo = pytest.mark.skipif("piccolo" not in BACKENDS, reason="compares Piccolo with SQLAlchemy")
-needs_sqlalchemy = pytest.mark.skipif("sqlalchemy" not in BACKENDS, reason="the SQLAlchemy backend is not selected")
+needs_piccolo = pytest.mark.skipif(not selected(backend="piccolo"), reason="compares Piccolo with SQLAlchemy")
+needs_sqlalchemy = pytest.mark.skipif(
+    not selected(backend="sqlalchemy"), reason="the SQLAlchemy backend is not selected"
+)
 needs_postgresql = pytest.mark.skipif("postgresql" not in DEMO_DATABASES, reason="PostgreSQL is not selected")
 BACKEND_TYPES: dict[str, type[Any]] = {"sqlalchemy": SQLAlchemyBackend, "piccolo": PiccoloBackend}
 RESOURCE_NAMES = ["airlines", "airports", "planes", "flights", "weather", "watched-flights"]

@@ -53,10 +53,11 @@ from litestar_listing.demo.data import (
     read_weather,
     seed_watched_flights,
 )
-from tests.conftest import BACKENDS, DATABASES, document_store
+from tests.conftest import document_store
+from tests.matrix import Store, databases_of, selected
 
-STORES = [database for database in DATABASES if database in {"mongomock", "mongodb"}]
-pytestmark = pytest.mark.skipif("beanie" not in BACKENDS or not STORES, reason="Beanie is not selected")
+STORES = databases_of(selected(store=Store.DOCUMENT))
+pytestmark = pytest.mark.skipif(not STORES, reason="Beanie is not selected")
 
 DAYS = (date(2013, 1, 1), date(2013, 2, 9), date(2013, 12, 31))
 """The slice of ``tests/differential/datasets.py``: 2,302 flights, with destinations lacking an airport

@@ -29,12 +29,13 @@ from sqlalchemy.orm import selectinload
 
 from litestar_listing.demo import data
 from litestar_listing.demo.models import DemoBase, DemoMeta, Flight, WatchedFlight
-from tests.conftest import DATABASES, POSTGRES_URL, postgres_database_url
+from tests.conftest import POSTGRES_URL, postgres_database_url
+from tests.matrix import Store, databases_of, selected
 
 DEMO_PG_DATABASE = "litestar_listing_demo_test"
 DEMO_CSV_TABLES = ("airlines", "airports", "planes", "weather", "flights")
 DEMO_CARRIER_USERS = {"UA": 2, "AA": 3, "DL": 4}
-DEMO_DATABASES = [database for database in DATABASES if database in {"sqlite", "postgresql"}]
+DEMO_DATABASES = databases_of(selected(store=Store.SQL))
 
 
 # ------------------------------------------------------------------------ expectations from the CSVs

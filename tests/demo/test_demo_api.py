@@ -16,11 +16,14 @@ from litestar.testing import TestClient
 
 from litestar_listing.demo.app import create_app
 from litestar_listing.demo.data import load
-from tests.conftest import BACKENDS, DATABASES, async_url, postgres_database_url
+from tests.conftest import async_url, postgres_database_url
 from tests.demo.reference import column, scalar
+from tests.matrix import Store, backends_of, databases_of, selected
 
-DEMO_DATABASES = [database for database in DATABASES if database in {"sqlite", "postgresql"}]
-DEMO_BACKENDS = [backend for backend in ("sqlalchemy", "piccolo") if backend in BACKENDS]
+DEMO_TARGETS = selected(store=Store.SQL)
+"""The demo's relational targets; the Beanie demo is ``test_beanie_demo.py``'s."""
+DEMO_DATABASES = databases_of(DEMO_TARGETS)
+DEMO_BACKENDS = backends_of(DEMO_TARGETS)
 DEMO_PG_DATABASE = "litestar_listing_demo_test"
 pytestmark = pytest.mark.skipif(not DEMO_BACKENDS, reason="the demo runs on the SQLAlchemy and Piccolo backends")
 
@@ -54,11 +57,7 @@ def loaded_url(database: str, tmp_path_factory: pytest.TempPathFactory) -> str:
 
 @pytest.fixture(
     scope="module",
-    params=[
-        pytest.param((backend, database), id=f"{backend}:{database}")
-        for backend in DEMO_BACKENDS
-        for database in DEMO_DATABASES
-    ],
+    params=[pytest.param((target.backend, target.database), id=target.id) for target in DEMO_TARGETS],
 )
 def client(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient[Litestar]]:
     backend, database = request.param

@@ -23,14 +23,16 @@ from hypothesis import strategies as st
 
 from litestar_listing.core.errors import InvalidQueryError
 from tests.conformance.targets import Target
-from tests.conftest import BACKENDS, DATABASES
 from tests.differential.datasets import DATASETS, Loaded, Place, open_dataset
 from tests.differential.strategies import Domain, query_strings
+from tests.matrix import databases_of, selected
 
 MIN_COMPARED = 2_000
 """Valid queries compared on the three backends, per data set per database (the issue's floor)."""
 
-pytestmark = pytest.mark.skipif("piccolo" not in BACKENDS, reason="the Piccolo sessions run the differential test")
+pytestmark = pytest.mark.skipif(
+    not selected(backend="piccolo"), reason="the Piccolo sessions run the differential test"
+)
 
 
 @dataclass(frozen=True)
@@ -98,7 +100,7 @@ def cases(domains: Mapping[str, Domain]) -> st.SearchStrategy[tuple[str, str]]:
     return st.one_of([st.tuples(st.just(name), query_strings(domains[name])) for name in sorted(domains)])
 
 
-@pytest.mark.parametrize("database", [name for name in DATABASES if name in {"sqlite", "postgresql"}])
+@pytest.mark.parametrize("database", databases_of(selected(backend="piccolo")))
 @pytest.mark.parametrize("dataset", DATASETS)
 def test_backends_agree(dataset: str, database: str, tmp_path: Path) -> None:
     tally = Tally()

@@ -22,10 +22,11 @@ from pydantic import Field, SecretStr
 
 from litestar_listing import EnrichContext, ListingPlugin, Resource, owner_scope, tenant_scope
 from litestar_listing.backends.beanie import BeanieBackend, loading
-from tests.conftest import BACKENDS, DATABASES, document_store
+from tests.conftest import document_store
+from tests.matrix import Store, databases_of, selected
 
-STORES = [database for database in DATABASES if database in {"mongomock", "mongodb"}]
-pytestmark = pytest.mark.skipif("beanie" not in BACKENDS or not STORES, reason="Beanie not selected")
+STORES = databases_of(selected(store=Store.DOCUMENT))
+pytestmark = pytest.mark.skipif(not STORES, reason="Beanie not selected")
 
 
 def oid(number: int) -> PydanticObjectId:

@@ -1,8 +1,7 @@
 """Hostile-client tests: tenant isolation under adversarial query strings, and private-field exposure.
 
-Shared here: the conformance data loaded on each selected backend x database (``target_ids()`` of
-``tests/conformance/targets.py``, so ``LISTING_BACKENDS``/``LISTING_DATABASES`` select them exactly as
-they select the conformance targets), in databases of its own (``litestar_listing_hostile``...) so
+Shared here: the conformance data loaded on each selected backend x database (``SELECTED`` of
+``tests/matrix.py``, the targets of the conformance table), in databases of its own (``litestar_listing_hostile``...) so
 that a conformance run at the same time is not disturbed; each target opened on an event loop of its
 own (hypothesis drives synchronous functions); and requests that carry a user in ``scope["user"]``
 as an authentication middleware would leave it, with the query string in ``scope["query_string"]``.
@@ -18,10 +17,13 @@ from typing import TYPE_CHECKING, Any, cast
 
 from litestar.connection import ASGIConnection
 
-from tests.conformance.targets import Target, beanie_target, memory_target, piccolo_target, sqlalchemy_target
+from tests.conformance.targets import Target
+from tests.conformance.targets import open_target as open_conformance_target
 
 if TYPE_CHECKING:
     from litestar.types import Scope
+
+    from tests.matrix import TestTarget
 
 __all__ = ("HOSTILE_DATABASE", "Opened", "open_target", "opened_on_own_loop", "request")
 
@@ -30,16 +32,10 @@ HOSTILE_DATABASE = "litestar_listing_hostile"
 
 
 @asynccontextmanager
-async def open_target(target_id: str) -> AsyncIterator[Target]:
-    """The conformance resources and data on ``target_id`` (``memory``, ``sqlalchemy:sqlite``...)."""
-    if target_id == "memory":
-        yield memory_target()
-        return
-    backend, database = target_id.split(":", 1)
-    name = f"{HOSTILE_DATABASE}_piccolo" if backend == "piccolo" else HOSTILE_DATABASE
-    make = {"sqlalchemy": sqlalchemy_target, "piccolo": piccolo_target, "beanie": beanie_target}[backend]
-    async with make(database, name) as target:
-        yield target
+async def open_target(target: TestTarget) -> AsyncIterator[Target]:
+    """The conformance resources and data on ``target``, in the databases named ``HOSTILE_DATABASE``."""
+    async with open_conformance_target(target, HOSTILE_DATABASE) as loaded:
+        yield loaded
 
 
 @dataclass(frozen=True)
@@ -51,12 +47,12 @@ class Opened:
 
 
 @contextmanager
-def opened_on_own_loop(target_id: str) -> Iterator[Opened]:
-    """``open_target(target_id)`` on a new event loop, closed with it afterwards."""
+def opened_on_own_loop(target: TestTarget) -> Iterator[Opened]:
+    """``open_target(target)`` on a new event loop, closed with it afterwards."""
     loop = asyncio.new_event_loop()
     stack = AsyncExitStack()
     try:
-        yield Opened(loop.run_until_complete(stack.enter_async_context(open_target(target_id))), loop)
+        yield Opened(loop.run_until_complete(stack.enter_async_context(open_target(target))), loop)
     finally:
         try:
             loop.run_until_complete(stack.aclose())

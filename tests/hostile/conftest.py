@@ -6,12 +6,12 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.conformance.targets import target_ids
 from tests.hostile import Opened, opened_on_own_loop
+from tests.matrix import SELECTED
 
 
-@pytest.fixture(scope="module", params=target_ids())
+@pytest.fixture(scope="module", params=SELECTED, ids=str)
 def opened(request: pytest.FixtureRequest) -> Iterator[Opened]:
-    """A target of ``target_ids()`` (``LISTING_BACKENDS`` x ``LISTING_DATABASES``) and its event loop."""
+    """A selected target of ``tests/matrix.py`` loaded with the conformance data, and its event loop."""
     with opened_on_own_loop(request.param) as loaded:
         yield loaded

@@ -34,7 +34,7 @@ from tests.conformance import piccolo_tables
 from tests.conformance.fixture import memory_rows
 from tests.conformance.models import Thing
 from tests.conformance.targets import write_piccolo_rows, write_sqlalchemy_rows
-from tests.conftest import BACKENDS, DATABASES
+from tests.matrix import selected
 
 HANG = 10.0
 """Seconds after which an answer counts as a hung worker."""
@@ -83,7 +83,9 @@ async def timed_get(params: Sequence[tuple[str, str]] | str) -> tuple[int, Any, 
     return status, json.loads(body), elapsed
 
 
-memory_only = pytest.mark.skipif("memory" not in BACKENDS, reason="engine limits: checked once, on the memory backend")
+memory_only = pytest.mark.skipif(
+    not selected(backend="memory"), reason="engine limits: checked once, on the memory backend"
+)
 
 
 @memory_only
@@ -138,7 +140,7 @@ def _sqlite_path() -> str:
     return os.path.join(tempfile.mkdtemp(prefix="listing-guards-"), "guards.sqlite")  # noqa: PTH118
 
 
-@pytest.mark.skipif("sqlite" not in DATABASES or "sqlalchemy" not in BACKENDS, reason="SQLAlchemy on SQLite")
+@pytest.mark.skipif(not selected(backend="sqlalchemy", database="sqlite"), reason="SQLAlchemy on SQLite")
 async def test_runaway_sqlalchemy_list_on_sqlite_is_a_bounded_503() -> None:
     engine = create_async_engine(f"sqlite+aiosqlite:///{_sqlite_path()}")
     prepare_engine(engine, statement_timeout=0.5)
@@ -163,7 +165,7 @@ async def test_runaway_sqlalchemy_list_on_sqlite_is_a_bounded_503() -> None:
         await engine.dispose()
 
 
-@pytest.mark.skipif("sqlite" not in DATABASES or "piccolo" not in BACKENDS, reason="Piccolo on SQLite")
+@pytest.mark.skipif(not selected(backend="piccolo", database="sqlite"), reason="Piccolo on SQLite")
 async def test_runaway_piccolo_list_on_sqlite_is_a_bounded_503() -> None:
     engine = SQLiteEngine(path=_sqlite_path())
     prepare_piccolo_engine(engine, statement_timeout=0.5)
@@ -185,7 +187,7 @@ async def test_runaway_piccolo_list_on_sqlite_is_a_bounded_503() -> None:
 
 
 # ---------------------------------------------------------------- MongoDB: maxTimeMS and dropped connections
-@pytest.mark.skipif("beanie" not in BACKENDS, reason="Beanie not selected")
+@pytest.mark.skipif(not selected(backend="beanie"), reason="Beanie not selected")
 @pytest.mark.parametrize(
     ("error", "fragment"),
     [

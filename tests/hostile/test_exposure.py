@@ -66,9 +66,10 @@ from litestar_listing.demo.app import create_app
 from litestar_listing.demo.models import DemoBase
 from litestar_listing.plugin.forced import ForcedFilter
 from tests.conformance.targets import BEANIE_OPTIONS, THINGS_OPTIONS, Target
-from tests.conftest import BACKENDS, DATABASES, async_url, postgres_database_url
+from tests.conftest import async_url, postgres_database_url
 from tests.hostile import HOSTILE_DATABASE, Opened, request
 from tests.hostile.strategies import profile
+from tests.matrix import Store, selected
 
 PRIVATE_PATHS: tuple[str, ...] = (
     "owner__password_hash",
@@ -451,12 +452,11 @@ def test_no_item_carries_a_private_value(opened: Opened) -> None:
 
 # ------------------------------------------------------------------------------------------ the demo over HTTP
 
-DEMO_BACKENDS = [backend for backend in ("sqlalchemy", "piccolo") if backend in BACKENDS]
-DEMO_DATABASES = [database for database in DATABASES if database in {"sqlite", "postgresql"}]
+DEMO_TARGETS = selected(store=Store.SQL)
 DEMO_PRIVATE = "user__password_hash"
 DEMO_MISSING = ("user__passwordhash", "user__nosuchfield")
 needs_demo = pytest.mark.skipif(
-    not DEMO_BACKENDS or not DEMO_DATABASES, reason="the demo runs on SQLAlchemy or Piccolo, on SQLite or PostgreSQL"
+    not DEMO_TARGETS, reason="the demo runs on SQLAlchemy or Piccolo, on SQLite or PostgreSQL"
 )
 DEMO_QUERIES = ("{p}=x", "{p}__startswith=h", "{p}__in=a,b", "{p}=a&{p}=b", "{p}__isnull=true", "order_by={p}")
 
@@ -483,7 +483,7 @@ def schema_only_database(database: str, tmp_path: Path) -> str:
 
 @pytest.fixture(
     scope="module",
-    params=[pytest.param((b, d), id=f"{b}:{d}") for b in DEMO_BACKENDS for d in DEMO_DATABASES],
+    params=[pytest.param((target.backend, target.database), id=target.id) for target in DEMO_TARGETS],
 )
 def demo(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient[Litestar]]:
     backend, database = request.param

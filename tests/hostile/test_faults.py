@@ -35,13 +35,12 @@ from litestar_listing.backends.sqlalchemy import SQLAlchemyBackend
 from tests.conformance import piccolo_tables
 from tests.conformance.models import Thing
 from tests.conformance.targets import piccolo_engine, write_piccolo_rows, write_sqlalchemy_rows
-from tests.conftest import BACKENDS, DATABASES, async_url, postgres_database_url
+from tests.conftest import async_url, postgres_database_url
 from tests.hostile.proxy import FaultyProxy, faulty_proxy
+from tests.matrix import Store, backends_of, selected
 
-SELECTED = [backend for backend in ("sqlalchemy", "piccolo") if backend in BACKENDS]
-pytestmark = pytest.mark.skipif(
-    "postgresql" not in DATABASES or not SELECTED, reason="needs PostgreSQL and a SQL backend"
-)
+SELECTED = backends_of(selected(store=Store.SQL, database="postgresql"))
+pytestmark = pytest.mark.skipif(not SELECTED, reason="needs PostgreSQL and a SQL backend")
 
 SLEEP = 2.0
 """Seconds the slow resources spend per row: longer than any wait of these tests."""

@@ -1,6 +1,6 @@
 """Tenant isolation as a property: no query string lets a user list, or count, another company's rows.
 
-Targets: every selected backend x database (``target_ids()``: memory; SQLAlchemy and Piccolo on
+Targets: every selected backend x database (``tests/matrix.py``: memory; SQLAlchemy and Piccolo on
 SQLite and PostgreSQL; Beanie on mongomock, or MongoDB with ``MONGODB_URL``), with the conformance
 data (``tests/conformance/fixture.py``: things of companies 1 to 3, none of company 4). Over each
 target's backends, the resources of ``SCOPED`` carry a forced filter:
