@@ -2,23 +2,24 @@
 
 Backends other than ``memory`` need an optional extra; import them from their subpackage
 (``litestar_listing.backends.sqlalchemy``, ``litestar_listing.backends.piccolo``), which raise
-``MissingExtraError`` naming the extra when it is missing.
+``MissingExtraError`` naming the extra when it is missing. This package and the memory backend
+import no Litestar: ``MissingExtraError`` (a Litestar exception) is loaded on first use.
 """
 
 from __future__ import annotations
 
-from litestar.exceptions import LitestarException, MissingDependencyException
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from litestar_listing.backends._extras import MissingExtraError
 
 __all__ = ("MissingExtraError",)
 
 
-class MissingExtraError(MissingDependencyException):
-    """A backend's ORM is not installed; the message names our extra, e.g. ``litestar-listing[piccolo]``.
+def __getattr__(name: str) -> object:
+    if name == "MissingExtraError":
+        from litestar_listing.backends._extras import MissingExtraError
 
-    Litestar's own message would point at ``litestar[<extra>]``, which installs something else.
-    """
-
-    def __init__(self, package: str, extra: str) -> None:
-        LitestarException.__init__(
-            self, f"{package!r} is not installed; the {extra} backend needs: pip install 'litestar-listing[{extra}]'"
-        )
+        return MissingExtraError
+    msg = f"module {__name__!r} has no attribute {name!r}"
+    raise AttributeError(msg)

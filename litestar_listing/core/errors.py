@@ -1,6 +1,7 @@
 """Framework-free exceptions of the engine and the backends.
 
-The plugin maps them to HTTP at the edge (``plugin/errors.py``); nothing here knows about HTTP.
+The plugin maps them to HTTP at the edge (``Resource.parse`` and ``Resource.list`` in ``plugin/resource.py``);
+nothing here knows about HTTP.
 """
 
 from __future__ import annotations

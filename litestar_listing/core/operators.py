@@ -10,9 +10,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from litestar_listing.core.schema import ValueType
+from litestar_listing.core.fields import ValueType
 
-__all__ = ("OPERATORS", "Operator", "ValueKind", "get_operator")
+__all__ = ("OPERATORS", "Operator", "ValueKind")
 
 
 class ValueKind(str, enum.Enum):
@@ -55,7 +55,6 @@ class Operator:
         types: The field types the lookup applies to.
         repeated_as: The operator a repetition of the parameter turns into (``f=a&f=b`` is
             ``f__in``), or None when repeating it is an error (DESIGN.md, "Repeated parameters").
-        case_insensitive: Compares Unicode-lowercased text (DESIGN.md, "Operators").
         matches_null: True when a NULL value satisfies the lookup (``ne``, ``nin``; DESIGN.md, "NULL").
     """
 
@@ -64,7 +63,6 @@ class Operator:
     kind: ValueKind
     types: frozenset[ValueType]
     repeated_as: str | None = None
-    case_insensitive: bool = False
     matches_null: bool = False
 
     def applies_to(self, value_type: ValueType) -> bool:
@@ -97,19 +95,10 @@ OPERATORS: Mapping[str, Operator] = _registry(
     ),
     Operator("isnull", "is NULL (true) or is not NULL (false)", ValueKind.FLAG, _ANY),
     Operator("like", "matches the case-sensitive pattern (% any run, _ one character)", ValueKind.PATTERN, _TEXT),
-    Operator("ilike", "contains the text, ignoring case", ValueKind.TEXT, _TEXT, case_insensitive=True),
+    Operator("ilike", "contains the text, ignoring case", ValueKind.TEXT, _TEXT),
     Operator("startswith", "starts with the text", ValueKind.TEXT, _TEXT),
-    Operator("istartswith", "starts with the text, ignoring case", ValueKind.TEXT, _TEXT, case_insensitive=True),
+    Operator("istartswith", "starts with the text, ignoring case", ValueKind.TEXT, _TEXT),
     Operator("endswith", "ends with the text", ValueKind.TEXT, _TEXT),
-    Operator("iendswith", "ends with the text, ignoring case", ValueKind.TEXT, _TEXT, case_insensitive=True),
+    Operator("iendswith", "ends with the text, ignoring case", ValueKind.TEXT, _TEXT),
 )
 """Every operator, by the suffix a client writes; ``eq`` is the default when there is no suffix."""
-
-
-def get_operator(name: str) -> Operator:
-    """Return the registered operator ``name``.
-
-    Raises:
-        KeyError: ``name`` is not a registered operator.
-    """
-    return OPERATORS[name]

@@ -10,6 +10,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from litestar_listing.core.fields import LOOKUP_SEP, FieldPath
+
 if TYPE_CHECKING:
     from litestar_listing.core.operators import Operator
 
@@ -26,9 +28,6 @@ __all__ = (
     "Window",
     "load_tree",
 )
-
-LOOKUP_SEP = "__"
-"""Separator between relation steps, the field and the operator in a parameter name (spec §4.4.6)."""
 
 
 class Combine(str, enum.Enum):
@@ -50,40 +49,6 @@ class FilterSyntax(str, enum.Enum):
     DOCUMENT = "document"
 
 
-@dataclass(frozen=True, slots=True)
-class FieldPath:
-    """A field reached from the listed model through zero or more relations.
-
-    Attributes:
-        segments: Relation names followed by the field name, e.g. ``("airline", "name")``.
-    """
-
-    segments: tuple[str, ...]
-
-    @classmethod
-    def parse(cls, name: str) -> FieldPath:
-        """Split ``"airline__name"`` into a path; no validation against any model."""
-        return cls(tuple(name.split(LOOKUP_SEP)))
-
-    @property
-    def name(self) -> str:
-        """The path as written in a query string, e.g. ``airline__name``."""
-        return LOOKUP_SEP.join(self.segments)
-
-    @property
-    def relations(self) -> tuple[str, ...]:
-        """The relation steps, without the final field."""
-        return self.segments[:-1]
-
-    @property
-    def field(self) -> str:
-        """The final field name."""
-        return self.segments[-1]
-
-    def __str__(self) -> str:
-        return self.name
-
-
 def load_tree(paths: Iterable[str]) -> dict[str, Any]:
     """Nest relation paths: ``("airline", "plane__model")`` -> ``{"airline": {}, "plane": {"model": {}}}``."""
     tree: dict[str, Any] = {}
@@ -102,7 +67,7 @@ class Filter:
         path: The compared field.
         operator: The lookup from the operator registry (``core/operators.py``).
         value: The coerced value: a scalar for single-valued operators, a tuple of scalars for
-            ``in`` and ``nin``, a ``bool`` for ``isnull``, a tuple of ``LikeToken`` for ``like``.
+            ``in`` and ``nin``, a ``bool`` for ``isnull``, a ``LikePattern`` (``core/text.py``) for ``like``.
         key: The parameter name the client sent, for error messages and forced-filter matching.
     """
 

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from litestar_listing.core.errors import ConfigurationError
-from litestar_listing.core.query import LOOKUP_SEP, FieldPath, OrderTerm
+from litestar_listing.core.fields import LOOKUP_SEP, FieldPath, ValueType
+from litestar_listing.core.query import OrderTerm
 
 __all__ = (
     "ALL_FIELDS",
@@ -30,22 +31,6 @@ __all__ = (
 
 ALL_FIELDS = "*"
 """In an exposure list, every non-private column of the model (``"*"``) or of a relation (``"airline__*"``)."""
-
-
-class ValueType(str, enum.Enum):
-    """The type of a field's values, which decides coercion (spec §4.4.5) and the operators."""
-
-    TEXT = "text"
-    INTEGER = "integer"
-    FLOAT = "float"
-    DECIMAL = "decimal"
-    BOOLEAN = "boolean"
-    DATE = "date"
-    DATETIME = "datetime"
-    UUID = "uuid"
-    ENUM = "enum"
-    IDENTIFIER = "identifier"
-    """An opaque store identifier with its own ``coerce`` (e.g. a document store's ObjectId)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 try:
     import piccolo  # noqa: F401
 except ImportError as error:  # pragma: no cover - run in a subprocess by tests/unit/test_optional_dependencies.py
-    from litestar_listing.backends import MissingExtraError
+    from litestar_listing.backends._extras import MissingExtraError
 
     raise MissingExtraError(error.name or "piccolo", extra="piccolo") from error
 

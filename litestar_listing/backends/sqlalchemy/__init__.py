@@ -6,7 +6,7 @@ try:
     import advanced_alchemy  # noqa: F401
     import sqlalchemy  # noqa: F401
 except ImportError as error:  # pragma: no cover - run in a subprocess by tests/unit/test_optional_dependencies.py
-    from litestar_listing.backends import MissingExtraError
+    from litestar_listing.backends._extras import MissingExtraError
 
     raise MissingExtraError(error.name or "sqlalchemy", extra="sqlalchemy") from error
 
