@@ -278,7 +278,7 @@ def flights_resource(backends: DemoBackends, **options: Any) -> Resource:
     ``options`` are further ``Resource`` fields (``total_mode``, ``keyset``...).
     """
     flights = next(resource for resource in resources(backends) if resource.name == "flights")
-    return dataclasses.replace(flights, forced_filters=(), **options)
+    return dataclasses.replace(flights, scopes=(), **options)
 
 
 def ours_app(url: str, backend: str, **options: Any) -> Litestar:

@@ -4,7 +4,7 @@ Backends that need an optional extra live in their own subpackages, e.g.
 ``litestar_listing.backends.sqlalchemy.SQLAlchemyBackend``.
 """
 
-from litestar_listing.backends.base import Capabilities, ListContext, ListingBackend, Page
+from litestar_listing.backends.base import Capabilities, ListContext, ListingBackend, Page, TotalMode
 from litestar_listing.backends.memory import MemoryBackend
 from litestar_listing.core.errors import (
     ConfigurationError,
@@ -30,10 +30,10 @@ from litestar_listing.core.query import (
 from litestar_listing.core.schema import ALL_FIELDS, FieldMap, ValueType
 from litestar_listing.plugin import (
     EnrichContext,
-    ForcedFilter,
     ListingPlugin,
     Pagination,
     Resource,
+    ScopeRule,
     owner_scope,
     tenant_scope,
 )
@@ -49,7 +49,6 @@ __all__ = (
     "FieldPath",
     "Filter",
     "FilterSyntax",
-    "ForcedFilter",
     "InvalidQueryError",
     "Limits",
     "ListContext",
@@ -66,7 +65,9 @@ __all__ = (
     "QueryParser",
     "RawFilter",
     "Resource",
+    "ScopeRule",
     "Search",
+    "TotalMode",
     "UnavailableError",
     "UnsupportedQueryError",
     "ValueType",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, get_args, runtime_checkable
 
 from litestar_listing.core.errors import UnavailableError, UnsupportedQueryError
 from litestar_listing.core.operators import OPERATORS
@@ -17,7 +17,23 @@ if TYPE_CHECKING:
     from litestar_listing.core.query import ListQuery
     from litestar_listing.core.schema import FieldInfo, ModelGraph
 
-__all__ = ("Capabilities", "ListContext", "ListingBackend", "Page", "dispatch", "driver_unavailable", "field_filter")
+__all__ = (
+    "TOTAL_MODES",
+    "Capabilities",
+    "ListContext",
+    "ListingBackend",
+    "Page",
+    "TotalMode",
+    "dispatch",
+    "driver_unavailable",
+    "field_filter",
+)
+
+TotalMode = Literal["exact", "estimated"]
+"""How a list's total is counted: ``"exact"`` (spec §2.2) or ``"estimated"``, the planner's row estimate
+(an extension: ``Resource.total_mode``, ``ListContext.total_mode``, ``Capabilities.total_modes``,
+``Page.total_mode``)."""
+TOTAL_MODES: tuple[TotalMode, ...] = get_args(TotalMode)
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,8 +50,8 @@ class Capabilities:
         raw_filters: Compiles ``RawFilter`` (allowlisted raw store keys, spec §4.4.9).
         keyset: Continues after ``ListQuery.after`` and reports ``Page.last_key`` (keyset
             continuation, ``core.cursor``).
-        estimated_total: Can answer ``ListContext(total="estimated")`` with the planner's estimate;
-            without it an estimated total is counted exactly.
+        total_modes: The ``TotalMode`` values it can answer; a backend without ``"estimated"``
+            counts exactly when ``ListContext.total_mode`` asks for an estimate.
     """
 
     operators: frozenset[str] = frozenset(OPERATORS)
@@ -45,7 +61,7 @@ class Capabilities:
     filter_syntax: FilterSyntax = FilterSyntax.RELATIONAL
     raw_filters: bool = False
     keyset: bool = False
-    estimated_total: bool = False
+    total_modes: frozenset[TotalMode] = frozenset({"exact"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,24 +73,23 @@ class ListContext:
             session or connection from it).
         session: An explicit session or connection; wins over the one from ``request``.
         load: Relations to eager-load with the page items (spec §4.5), e.g. ``("airline",)``.
-        timeout: Seconds the whole call may take, or None.
         deadline: When the call must end, on ``time.monotonic()``'s clock, or None. Backends whose
             store can stop its own work give it the time left (``remaining``) when a statement
             starts, so time spent waiting for a pooled connection counts; the caller cancels the
             call a little later in any case.
         keyset: Report the ordering values of the page's last item in ``Page.last_key``.
-        total: ``"exact"`` (spec §2.2) or ``"estimated"``: a backend with ``estimated_total`` may
-            answer with the planner's row estimate when it is at least ``exact_total_below``.
+        total_mode: ``"exact"`` (spec §2.2) or ``"estimated"``: a backend with ``"estimated"`` in its
+            ``Capabilities.total_modes`` may answer with the planner's row estimate when it is at
+            least ``exact_total_below``.
         exact_total_below: Estimates under this many rows are replaced by an exact count.
     """
 
     request: Any = None
     session: Any = None
     load: tuple[str, ...] = ()
-    timeout: float | None = None
     deadline: float | None = None
     keyset: bool = False
-    total: Literal["exact", "estimated"] = "exact"
+    total_mode: TotalMode = "exact"
     exact_total_below: int = 10_000
 
     def remaining(self) -> float | None:
@@ -99,14 +114,15 @@ class Page:
     Attributes:
         items: The page's items as plain dicts of field name -> value (loaded relations nested).
         total: Items matching forced filters, filters and search, before the window.
-        total_estimated: ``total`` is the planner's estimate, not a count (``ListContext.total``).
+        total_mode: ``"estimated"`` when ``total`` is the planner's estimate, not a count
+            (``ListContext.total_mode``); ``"exact"`` otherwise.
         last_key: With ``ListContext.keyset``, the ordering values of the last item, one per term
             of ``ListQuery.order``; None for an empty page.
     """
 
     items: list[dict[str, Any]] = field(default_factory=list)
     total: int = 0
-    total_estimated: bool = False
+    total_mode: TotalMode = "exact"
     last_key: tuple[object, ...] | None = None
 
 

@@ -126,7 +126,7 @@ def _forced_paths(resource: Resource) -> set[str]:
     The engine drops a client's equality on such a field unread while a scope applies (spec §4.4.10),
     so any text may be answered with a 200: the parameter's schema is plain text.
     """
-    return {path for scope in resource.forced_filters for path in scope.fields}
+    return {path for scope in resource.scopes for path in scope.fields}
 
 
 def list_parameters(resource: Resource) -> list[Parameter]:
@@ -348,7 +348,7 @@ def list_operation_class(resource: Resource) -> type[Operation]:
             responses["400"] = _error_response(
                 "A query parameter is invalid; every bad parameter is listed in 'extra'.", 400
             )
-            if resource.forced_filters:
+            if resource.scopes:
                 responses["401"] = _error_response(
                     "Authentication is required: a server-side scope of this resource found no user.", 401
                 )

@@ -7,14 +7,14 @@ import inspect
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
 import msgspec
 from litestar.connection import ASGIConnection
 from litestar.exceptions import ServiceUnavailableException, ValidationException
 
-from litestar_listing.backends.base import ListContext, ListingBackend, Page
+from litestar_listing.backends.base import TOTAL_MODES, ListContext, ListingBackend, Page, TotalMode
 from litestar_listing.core.cursor import CURSOR_PARAMETER, CursorToken, fingerprint, value_text
 from litestar_listing.core.errors import ConfigurationError, InvalidQueryError, UnavailableError
 from litestar_listing.core.parsing import Limits, QueryParser, forced_filter, is_raw_key
@@ -22,7 +22,7 @@ from litestar_listing.core.query import Combine, FieldPath, Filter, FilterSyntax
 from litestar_listing.core.schema import ALL_FIELDS, FieldMap
 from litestar_listing.plugin.admission import Admission
 from litestar_listing.plugin.envelope import envelope_type, item_type, pagination
-from litestar_listing.plugin.forced import ForcedFilter
+from litestar_listing.plugin.scoping import ScopeRule
 
 __all__ = ("EnrichContext", "Resource", "query_items")
 
@@ -65,7 +65,8 @@ class Resource:
         default_order: Terms like ``"-time_hour"`` used without ``order_by`` (spec §4.3.1); the
             primary key is appended as the final tie-breaker.
         combine: ``"and"`` (default) or ``"or"``: how client filters combine (spec §4.4.1-2).
-        forced_filters: Server-side scoping (spec §4.4.10), e.g. ``tenant_scope("company_id")``.
+        scopes: Server-side scoping (spec §4.4.10), e.g. ``tenant_scope("company_id")``: each
+            ``ScopeRule`` gives, per request, forced filters the client cannot override.
         enrich: ``(items, context) -> None`` (sync or async), run once over the page items to add
             derived fields; it may not add or remove items (spec §4.6).
         enrich_fields: Names and types of the fields ``enrich`` adds, for OpenAPI.
@@ -89,7 +90,7 @@ class Resource:
             counting on from the page the token came from. ``cursor`` stays a filter name on
             resources without it. The backend must have ``Capabilities.keyset``.
         total_mode: ``"exact"`` (spec §2.2, the default) or ``"estimated"``: where the backend can
-            (``Capabilities.estimated_total``, PostgreSQL), a total the planner estimates at
+            (``"estimated"`` in ``Capabilities.total_modes``, PostgreSQL), a total the planner estimates at
             ``exact_total_below`` rows or more is reported as that estimate, without counting; the
             ``X-Total-Mode`` header says ``estimated`` or ``exact``. An extension of spec §2.2.
         exact_total_below: With ``total_mode="estimated"``, estimates under this many rows are
@@ -106,7 +107,7 @@ class Resource:
     search_fields: Sequence[str] = ()
     default_order: Sequence[str] = ()
     combine: Combine | str = Combine.AND
-    forced_filters: Sequence[ForcedFilter] = ()
+    scopes: Sequence[ScopeRule] = ()
     enrich: Enrich | None = None
     enrich_fields: Mapping[str, Any] = field(default_factory=dict)
     load: Sequence[str] = ()
@@ -116,7 +117,7 @@ class Resource:
     raw_filters: Sequence[str] = ()
     max_depth: int = 3
     keyset: bool = False
-    total_mode: Literal["exact", "estimated"] = "exact"
+    total_mode: TotalMode = "exact"
     exact_total_below: int = 10_000
     item: Any = None
     message: str = ""
@@ -152,7 +153,7 @@ class Resource:
                 computed=self.backend.computed_fields(),
                 max_depth=self.max_depth,
             )
-            for forced in self.forced_filters:
+            for forced in self.scopes:
                 for name in forced.fields:
                     field_map.field_at(FieldPath.parse(name))
             syntax = self.backend.capabilities.filter_syntax
@@ -162,8 +163,8 @@ class Resource:
             if self.keyset and not self.backend.capabilities.keyset:
                 msg = f"keyset=True needs a backend with keyset continuation; {type(self.backend).__name__} has none"
                 raise ConfigurationError(msg)
-            if self.total_mode not in {"exact", "estimated"}:
-                msg = f"total_mode must be 'exact' or 'estimated', not {self.total_mode!r}"
+            if self.total_mode not in TOTAL_MODES:
+                msg = f"total_mode must be one of {', '.join(map(repr, TOTAL_MODES))}, not {self.total_mode!r}"
                 raise ConfigurationError(msg)
         except ConfigurationError as error:
             msg = f"resource {self.name!r}: {error}"
@@ -213,22 +214,26 @@ class Resource:
         assert self._envelope is not None  # noqa: S101 - set by build()
         return self._envelope
 
-    def forced(self, connection: ASGIConnection[Any, Any, Any, Any] | None) -> list[Filter]:
-        """The forced filters for ``connection``.
+    def forced_filters(self, connection: ASGIConnection[Any, Any, Any, Any] | None) -> list[Filter]:
+        """The forced filters of ``connection``: each of ``scopes`` built for this request.
+
+        Returns:
+            One equality (or membership) ``Filter`` per path a rule constrains, for
+            ``ListQuery.forced_filters`` (spec §4.4.10).
 
         Raises:
-            ConfigurationError: The resource has forced filters but no connection was given: a
+            ConfigurationError: The resource has scopes but no connection was given: a
                 list without its request would be unscoped (spec §4.4.10).
         """
         if connection is None:
-            if self.forced_filters:
-                msg = f"resource {self.name!r} has forced filters: list or parse it with the request"
+            if self.scopes:
+                msg = f"resource {self.name!r} has scopes (forced filters): list or parse it with the request"
                 raise ConfigurationError(msg)
             return []
         return [
             forced_filter(self.field_map, name, value)
-            for forced in self.forced_filters
-            for name, value in forced.build(connection).items()
+            for rule in self.scopes
+            for name, value in rule.build(connection).items()
         ]
 
     def parse(
@@ -241,7 +246,7 @@ class Resource:
             ConfigurationError: The resource has forced filters and ``connection`` is None.
         """
         try:
-            return self.parser.parse(params, self.forced(connection))
+            return self.parser.parse(params, self.forced_filters(connection))
         except InvalidQueryError as error:
             extra = [{"key": item.key, "message": item.message, "source": "query"} for item in error.errors]
             raise ValidationException(detail=str(error), extra=extra) from None
@@ -318,10 +323,9 @@ class Resource:
             request=connection,
             session=session,
             load=tuple(self.load if load is None else load),
-            timeout=self.timeout,
             deadline=None if self.timeout is None else time.monotonic() + self.timeout,
             keyset=self.keyset,
-            total=self.total_mode,
+            total_mode=self.total_mode,
             exact_total_below=self.exact_total_below,
         )
         page = await self._fetch(query, context)
@@ -329,8 +333,8 @@ class Resource:
         window = query.window
         headers: dict[str, str] = {}
         if self.total_mode == "estimated":
-            headers["X-Total-Mode"] = "estimated" if page.total_estimated else "exact"
-        more = page.total_estimated or window.offset + len(page.items) < page.total
+            headers["X-Total-Mode"] = page.total_mode
+        more = page.total_mode == "estimated" or window.offset + len(page.items) < page.total
         if self.keyset and page.last_key is not None and len(page.items) == window.count and more:
             token = CursorToken(
                 page=window.page + 1,

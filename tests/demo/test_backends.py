@@ -72,13 +72,13 @@ def test_create_app_serves_every_resource_on_the_chosen_backend(backend: str) ->
 
 
 def _options(resource: Resource) -> dict[str, Any]:
-    skipped = {"backend", "enrich", "forced_filters"}
+    skipped = {"backend", "enrich", "scopes"}
     options = {
         field.name: getattr(resource, field.name)
         for field in dataclasses.fields(resource)
         if field.init and field.name not in skipped
     }
-    options["forced_filters"] = [forced.fields for forced in resource.forced_filters]
+    options["scopes"] = [forced.fields for forced in resource.scopes]
     options["enrich"] = resource.enrich is not None
     return options
 

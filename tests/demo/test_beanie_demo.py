@@ -563,13 +563,13 @@ def test_create_app_refuses_a_url_of_the_other_kind(url: str, backend: str, mess
 
 
 def _options(resource: Resource) -> dict[str, Any]:
-    skipped = {"backend", "enrich", "forced_filters", "filter_fields"}
+    skipped = {"backend", "enrich", "scopes", "filter_fields"}
     options = {
         field.name: getattr(resource, field.name)
         for field in dataclasses.fields(resource)
         if field.init and field.name not in skipped
     }
-    options["forced_filters"] = [forced.fields for forced in resource.forced_filters]
+    options["scopes"] = [forced.fields for forced in resource.scopes]
     options["enrich"] = resource.enrich is not None
     return options
 

@@ -151,11 +151,11 @@ def make_app() -> Litestar:
         Resource(
             "live-notes",
             BeanieBackend(Note, pipeline=live, computed={"label_count": ({"$size": "$labels"}, int)}),
-            forced_filters=(tenant_scope("company_id"),),
+            scopes=(tenant_scope("company_id"),),
             load=("owner", "owner__company"),
             **common,
         ),
-        Resource("my-notes", BeanieBackend(Note), forced_filters=(owner_scope("owner_id"),), **common),
+        Resource("my-notes", BeanieBackend(Note), scopes=(owner_scope("owner_id"),), **common),
     ]
     return Litestar(plugins=[ListingPlugin(resources)], middleware=[middleware])
 

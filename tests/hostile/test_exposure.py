@@ -64,7 +64,7 @@ from litestar_listing.core.query import FilterSyntax, ListQuery
 from litestar_listing.core.schema import FieldInfo, ModelGraph
 from litestar_listing.demo.app import create_app
 from litestar_listing.demo.models import DemoBase
-from litestar_listing.plugin.forced import ForcedFilter
+from litestar_listing.plugin.scoping import ScopeRule
 from tests.conformance.targets import BEANIE_OPTIONS, THINGS_OPTIONS, Target
 from tests.conftest import async_url, postgres_database_url
 from tests.hostile import HOSTILE_DATABASE, Opened, request
@@ -402,7 +402,7 @@ def test_declaring_a_private_path_fails_at_start(opened: Opened, setting: str) -
     for path in PRIVATE_PATHS:
         options = options_for(backend)
         if setting == "forced":
-            options["forced_filters"] = (ForcedFilter((path,), lambda _connection: {}),)
+            options["scopes"] = (ScopeRule((path,), lambda _connection: {}),)
         elif setting == "default_order":
             options["default_order"] = (f"-{path}",)
         else:

@@ -60,8 +60,8 @@ from litestar.exceptions import NotAuthorizedException, ValidationException
 
 from litestar_listing import ListContext, Resource
 from litestar_listing.core.query import FilterSyntax
-from litestar_listing.plugin.forced import ForcedFilter, tenant_scope
 from litestar_listing.plugin.resource import query_items
+from litestar_listing.plugin.scoping import ScopeRule, tenant_scope
 from tests.conformance.fixture import DELETED_IDS, memory_rows
 from tests.conformance.targets import BEANIE_OPTIONS, THINGS_OPTIONS, Target, memory_target
 from tests.differential.strategies import Domain
@@ -98,7 +98,7 @@ class Scoped:
     name: str
     source: str
     combine: str
-    forced: ForcedFilter
+    forced: ScopeRule
     tenant: Callable[[Row], object]
     lenient: bool = False
 
@@ -193,7 +193,7 @@ def scoped_resource(base: Resource, spec: Scoped) -> Resource:
     if spec.lenient:
         # Relational resources opt into ignoring unknown names; document stores ignore them by default.
         options["ignore_unknown_filters"] = None if document else True
-    return Resource(spec.name, base.backend, combine=spec.combine, forced_filters=(spec.forced,), **options)
+    return Resource(spec.name, base.backend, combine=spec.combine, scopes=(spec.forced,), **options)
 
 
 def rows_of(spec: Scoped) -> list[dict[str, Any]]:

@@ -106,7 +106,7 @@ def test_errors_use_litestar_shape_and_list_every_parameter(client: TestClient[L
 
 
 def test_forced_tenant_filter_cannot_be_bypassed() -> None:
-    app = make_app(forced_filters=(tenant_scope("owner_id"),))
+    app = make_app(scopes=(tenant_scope("owner_id"),))
     with TestClient(app) as client:
         assert client.get("/api/v1/things/").status_code == 401
         mine = client.get("/api/v1/things/?owner_id=2&count=100", headers={"x-user": "u1"}).json()
@@ -241,7 +241,7 @@ def test_openapi_empty_values_lists_and_bounds(client: TestClient[Litestar]) -> 
 
 
 def test_openapi_documents_every_error_response() -> None:
-    scoped = make_app(forced_filters=(tenant_scope("owner_id"),))
+    scoped = make_app(scopes=(tenant_scope("owner_id"),))
     with TestClient(scoped) as client:
         operation = client.get("/schema/openapi.json").json()["paths"]["/api/v1/things"]["get"]
         assert set(operation["responses"]) == {"200", "400", "401", "503"}

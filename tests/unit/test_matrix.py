@@ -33,7 +33,7 @@ CHANGED: dict[str, Any] = {
     "filter_syntax": FilterSyntax.DOCUMENT,
     "raw_filters": True,
     "keyset": True,
-    "estimated_total": True,
+    "total_modes": frozenset({"exact", "estimated"}),
 }
 
 
@@ -46,7 +46,14 @@ def test_every_capability_field_can_be_needed(field: str) -> None:
 
 def test_capability_names_of_a_document_store() -> None:
     names = capability_names(Capabilities(operators=frozenset(), filter_syntax=FilterSyntax.DOCUMENT, raw_filters=True))
-    assert names == {"relation_paths", "to_many_paths", "computed_order", "syntax:document", "raw_filters"}
+    assert names == {
+        "relation_paths",
+        "to_many_paths",
+        "computed_order",
+        "syntax:document",
+        "raw_filters",
+        "total_modes:exact",
+    }
 
 
 def test_loading_collects_only_relational_targets_by_default() -> None:

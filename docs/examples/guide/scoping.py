@@ -1,4 +1,4 @@
-"""Forced filters: tenant scoping, per-user scoping and a custom forced filter (docs/guide/scoping.md)."""
+"""Scopes and their forced filters: tenant scoping, per-user scoping and a custom scope rule (docs/guide/scoping.md)."""
 
 import tempfile
 from collections.abc import Mapping
@@ -14,7 +14,7 @@ from litestar.middleware import AbstractAuthenticationMiddleware, Authentication
 from sqlalchemy import String
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-from litestar_listing import ForcedFilter, ListingPlugin, Resource, owner_scope, tenant_scope
+from litestar_listing import ListingPlugin, Resource, ScopeRule, owner_scope, tenant_scope
 from litestar_listing.backends.sqlalchemy import SQLAlchemyBackend
 
 
@@ -70,14 +70,14 @@ config = SQLAlchemyAsyncConfig(connection_string=f"sqlite+aiosqlite:///{DATABASE
 
 # start-example custom
 def visible_statuses(connection: ASGIConnection[Any, Any, Any, Any]) -> Mapping[str, object]:
-    """A custom forced filter: a tuple value means membership (``status IN (...)``)."""
+    """A custom scope rule's build: a tuple value means membership (``status IN (...)``)."""
     user = connection.scope.get("user")
     if user is None:
         raise NotAuthorizedException("authentication is required")
     return {} if user.is_platform_admin else {"status": user.statuses}
 
 
-status_scope = ForcedFilter(fields=("status",), build=visible_statuses)
+status_scope = ScopeRule(fields=("status",), build=visible_statuses)
 # end-example custom
 
 # start-example resources
@@ -86,20 +86,20 @@ tickets = Resource(
     SQLAlchemyBackend(Ticket, config=config),
     search_fields=("title",),
     default_order=("id",),
-    forced_filters=(tenant_scope("company_id"), status_scope),
+    scopes=(tenant_scope("company_id"), status_scope),
 )
 my_tickets = Resource(
     "my-tickets",
     SQLAlchemyBackend(Ticket, config=config),
     default_order=("id",),
-    forced_filters=(owner_scope("owner_id"),),
+    scopes=(owner_scope("owner_id"),),
 )
 tickets_any = Resource(
     "tickets-any",
     SQLAlchemyBackend(Ticket, config=config),
     default_order=("id",),
     combine="or",  # client filters are ORed; the forced filter is still ANDed outside them
-    forced_filters=(tenant_scope("company_id"),),
+    scopes=(tenant_scope("company_id"),),
 )
 # end-example resources
 

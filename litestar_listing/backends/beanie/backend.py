@@ -130,7 +130,7 @@ class BeanieBackend:
         Raises:
             ConfigurationError: ``init_beanie`` has not initialised the document class.
             UnavailableError: MongoDB is unreachable, or stopped the aggregation at
-                ``context.timeout`` (``maxTimeMS``).
+                ``context.deadline`` (``maxTimeMS``).
         """
         self.prepare()
         assert self._compiler is not None  # noqa: S101 - set by prepare()

@@ -12,7 +12,7 @@ from piccolo.engine.base import Engine
 from piccolo.querystring import QueryString
 
 from litestar_listing.backends._sqlite import DEFAULT_STATEMENT_TIMEOUT, StatementGuard
-from litestar_listing.backends.base import Capabilities, ListContext, Page, driver_unavailable
+from litestar_listing.backends.base import TOTAL_MODES, Capabilities, ListContext, Page, driver_unavailable
 from litestar_listing.backends.piccolo.compiler import (
     FOLD_FUNCTION,
     KEY_LABEL,
@@ -107,7 +107,7 @@ class PiccoloBackend:
     eager-loaded relations; to-many relations list their rows in primary-key order.
     """
 
-    capabilities = Capabilities(keyset=True, estimated_total=True)
+    capabilities = Capabilities(keyset=True, total_modes=frozenset(TOTAL_MODES))
 
     def __init__(
         self,
@@ -252,7 +252,7 @@ class PiccoloBackend:
             total = window.offset + len(rows)
         else:
             estimate = None
-            if context.total == "estimated" and connection is not None:
+            if context.total_mode == "estimated" and connection is not None:
                 estimate = await _estimate(connection, engine, compiler.rows_statement(query), context)
             if estimate is not None and estimate >= context.exact_total_below:
                 # At least the rows before and on this page exist, whatever the planner thinks.
@@ -269,7 +269,12 @@ class PiccoloBackend:
         last_key = None
         if context.keyset and rows:
             last_key = tuple(rows[-1][f"{KEY_LABEL}{index}"] for index in range(len(query.order)))
-        return Page(items=[item for _, item in pairs], total=total, total_estimated=estimated, last_key=last_key)
+        return Page(
+            items=[item for _, item in pairs],
+            total=total,
+            total_mode="estimated" if estimated else "exact",
+            last_key=last_key,
+        )
 
 
 async def _estimate(connection: Any, engine: Engine[Any], statement: QueryString, context: ListContext) -> int:

@@ -17,7 +17,7 @@ except ImportError:  # SQLAlchemy 2.0
     from sqlalchemy.util.concurrency import await_only as await_  # type: ignore[attr-defined,no-redef,unused-ignore]
 
 from litestar_listing.backends._sqlite import CHECK_EVERY, DEFAULT_STATEMENT_TIMEOUT, StatementGuard
-from litestar_listing.backends.base import Capabilities, ListContext, Page, driver_unavailable
+from litestar_listing.backends.base import TOTAL_MODES, Capabilities, ListContext, Page, driver_unavailable
 from litestar_listing.backends.sqlalchemy.compiler import FOLD_FUNCTION, StatementCompiler
 from litestar_listing.backends.sqlalchemy.introspection import field_info, model_graph, public_columns
 from litestar_listing.core.errors import ConfigurationError, UnavailableError
@@ -110,7 +110,7 @@ class SQLAlchemyBackend:
             non-private column, the computed values, and the eager-loaded relations.
     """
 
-    capabilities = Capabilities(keyset=True, estimated_total=True)
+    capabilities = Capabilities(keyset=True, total_modes=frozenset(TOTAL_MODES))
 
     def __init__(
         self,
@@ -239,7 +239,7 @@ class SQLAlchemyBackend:
             total = window.offset + len(rows)
         else:
             estimate = None
-            if context.total == "estimated" and dialect == "postgresql":
+            if context.total_mode == "estimated" and dialect == "postgresql":
                 estimate = await _estimate(session, total_statement)
             if estimate is not None and estimate >= context.exact_total_below:
                 # At least the rows before and on this page exist, whatever the planner thinks.
@@ -252,7 +252,7 @@ class SQLAlchemyBackend:
         extra_keys = tuple(result.keys())[1 : len(result.keys()) - key_count]
         items = [self._item(row, extra_keys, tree) for row in rows]
         last_key = tuple(rows[-1][len(rows[-1]) - key_count :]) if key_count and rows else None
-        return Page(items=items, total=total, total_estimated=estimated, last_key=last_key)
+        return Page(items=items, total=total, total_mode="estimated" if estimated else "exact", last_key=last_key)
 
     def _item(self, row: Any, extra_keys: tuple[str, ...], tree: Mapping[str, Any]) -> dict[str, Any]:
         instance = row[0]

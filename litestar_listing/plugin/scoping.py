@@ -1,7 +1,8 @@
-"""Forced filters (spec §4.4.10): server-side scoping a client can never override or bypass.
+"""Scoping (spec §4.4.10): the rules a resource's forced filters come from, per request.
 
-A forced filter reads the request (usually ``request.user``) and returns field -> value equalities,
-which the engine ANDs outside the client's filters (DESIGN.md, "Forced filters").
+A ``ScopeRule`` reads the request (usually ``request.user``) and returns field -> value equalities;
+``Resource.forced_filters`` turns them into the forced filters the engine ANDs outside the client's
+filters (DESIGN.md, "Forced filters"). ``tenant_scope`` and ``owner_scope`` are the presets.
 """
 
 from __future__ import annotations
@@ -13,12 +14,12 @@ from typing import Any, Literal
 from litestar.connection import ASGIConnection
 from litestar.exceptions import NotAuthorizedException
 
-__all__ = ("ForcedFilter", "owner_scope", "tenant_scope")
+__all__ = ("ScopeRule", "owner_scope", "tenant_scope")
 
 
 @dataclass(frozen=True, slots=True)
-class ForcedFilter:
-    """A server-side filter built per request.
+class ScopeRule:
+    """A scope rule: where ``Resource(scopes=...)`` gets the forced filters of each request.
 
     Attributes:
         fields: The field paths it may constrain (checked against the model at start-up).
@@ -42,7 +43,7 @@ def tenant_scope(
     company_attribute: str = "company_id",
     admin_attribute: str = "is_platform_admin",
     anonymous: Literal["deny", "unscoped"] = "deny",
-) -> ForcedFilter:
+) -> ScopeRule:
     """Restrict the list to the authenticated user's company unless the user is a platform admin.
 
     Args:
@@ -65,10 +66,10 @@ def tenant_scope(
             return {}
         return {field: getattr(user, company_attribute)}
 
-    return ForcedFilter((field,), build)
+    return ScopeRule((field,), build)
 
 
-def owner_scope(field: str, *, user_attribute: str = "id") -> ForcedFilter:
+def owner_scope(field: str, *, user_attribute: str = "id") -> ScopeRule:
     """Restrict the list to records owned by the authenticated user, through a ``<field>_id`` alias.
 
     Args:
@@ -85,4 +86,4 @@ def owner_scope(field: str, *, user_attribute: str = "id") -> ForcedFilter:
             raise NotAuthorizedException("authentication is required to list this resource")
         return {field: getattr(user, user_attribute)}
 
-    return ForcedFilter((field,), build)
+    return ScopeRule((field,), build)
