@@ -29,20 +29,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from demo_server import (
-    BACKENDS,
-    DATABASES,
-    ROOT,
+from litestar_listing.demo.server import (
     SCHEMA_PATH,
+    SQL_BACKENDS,
+    SQL_DATABASES,
     Combination,
     Server,
     combinations,
+    load_demo,
     prepare_databases,
-    prepare_mongodb,
     say,
-    serve,
+    serve_demo,
     server_errors,
 )
+
+ROOT = Path(__file__).resolve().parent.parent
 
 CHECKS = (
     "not_a_server_error",
@@ -213,8 +214,8 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     default_short = os.environ.get("LISTING_FUZZ_PROFILE", "") == "short"
     parser.add_argument("--short", action="store_true", default=default_short, help="the CI profile")
-    parser.add_argument("--backends", nargs="+", choices=BACKENDS, default=list(BACKENDS))
-    parser.add_argument("--databases", nargs="+", choices=DATABASES, default=list(DATABASES))
+    parser.add_argument("--backends", nargs="+", choices=SQL_BACKENDS, default=list(SQL_BACKENDS))
+    parser.add_argument("--databases", nargs="+", choices=SQL_DATABASES, default=list(SQL_DATABASES))
     parser.add_argument("--max-examples", type=int, help="override the profile's test cases per operation")
     parser.add_argument(
         "--workers", type=int, default=1, help="schemathesis workers (default 1: more generate fewer cases)"
@@ -237,7 +238,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     combos = combinations(urls, options.backends)
     mongodb = os.environ.get("MONGODB_URL")
     if mongodb:
-        combos.append(prepare_mongodb(mongodb))
+        say(f"  mongodb: {mongodb} ready ({load_demo(mongodb, backend='beanie'):.1f} s)")
+        combos.append(Combination("beanie", "mongodb", mongodb))
     else:
         notes.append("beanie: skipped, it needs a MongoDB server (none here); set MONGODB_URL=mongodb://host:port/db")
     for note in notes:
@@ -249,7 +251,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for combination in combos:
         say(f"{combination.label}: serving {combination.url} ...")
         log = options.out / combination.label / "server.log"
-        with serve(combination, log) as server:
+        with serve_demo(combination, log) as server:
             outcome = _run_one(combination, server, profile, options)
         outcome.server_errors = server_errors(log)
         outcomes.append(outcome)

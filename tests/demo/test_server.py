@@ -1,0 +1,66 @@
+"""The server harness of ``scripts/`` and ``benchmarks/`` (``litestar_listing/demo/server.py``) on a real process.
+
+The demo data is loaded with the harness into a fresh SQLite file, the demo is served on each
+selected SQL backend, and its answers over HTTP are compared with plain SQL over the same file.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import sys
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from litestar_listing.demo.server import (
+    SCHEMA_PATH,
+    Combination,
+    ServerError,
+    load_demo,
+    serve_demo,
+    server_errors,
+    start,
+)
+from tests.matrix import Store, backends_of, selected
+
+BACKENDS = backends_of(selected(store=Store.SQL, database="sqlite"))
+pytestmark = pytest.mark.skipif(not BACKENDS, reason="the demo is served from SQLite by a selected SQL backend")
+
+
+@pytest.fixture(scope="module")
+def demo_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("served") / "nycflights13.sqlite"
+    assert load_demo(f"sqlite:///{path}") > 0
+    return path
+
+
+def _get(url: str) -> dict[str, object]:
+    with urllib.request.urlopen(url, timeout=60) as response:  # noqa: S310 - http://127.0.0.1 only
+        assert response.status == 200
+        body: dict[str, object] = json.loads(response.read())
+        return body
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_the_served_demo_answers_as_the_database_counts(backend: str, demo_file: Path, tmp_path: Path) -> None:
+    log = tmp_path / "server.log"
+    with sqlite3.connect(demo_file) as connection:
+        (jfk,) = connection.execute("SELECT count(*) FROM flights WHERE origin = 'JFK'").fetchone()
+    with serve_demo(Combination(backend, "sqlite", f"sqlite:///{demo_file}"), log) as server:
+        assert server.base_url.startswith("http://127.0.0.1:")
+        paths = _get(server.base_url + SCHEMA_PATH)["paths"]
+        assert isinstance(paths, dict)
+        assert "/api/v1/flights" in paths
+        body = _get(server.base_url + "/api/v1/flights/?origin=JFK&count=3")
+        assert body["pagination"] == {"page": 1, "count": 3, "total": jfk, "total_pages": -(-jfk // 3)}
+    assert not server.alive()
+    assert server.process.returncode == 0  # stopped as Ctrl+C would: uvicorn's graceful shutdown
+    assert server_errors(log) == []
+
+
+def test_a_server_that_exits_is_an_error_with_its_output(tmp_path: Path) -> None:
+    command = [sys.executable, "-c", "print('no such app'); raise SystemExit(3)"]
+    with pytest.raises(ServerError, match="no such app"):
+        start(lambda _port: command, tmp_path / "server.log", label="broken", ready_path="/")
