@@ -77,7 +77,8 @@ def capability_names(capabilities: Capabilities) -> frozenset[str]:
         value = getattr(capabilities, item.name)
         prefix = _CAPABILITY_PREFIXES.get(item.name, item.name)
         if isinstance(value, bool):
-            names.update({item.name} if value else set())
+            if value:
+                names.add(item.name)
         elif isinstance(value, enum.Enum):
             names.add(f"{prefix}:{value.value}")
         elif isinstance(value, frozenset):
