@@ -5,19 +5,28 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, runtime_checkable
 
 from litestar_listing.core.errors import UnavailableError, UnsupportedQueryError
 from litestar_listing.core.operators import OPERATORS
-from litestar_listing.core.query import Filter, FilterSyntax, RawFilter
+from litestar_listing.core.query import Combine, Filter, FilterSyntax, RawFilter
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
 
-    from litestar_listing.core.query import ListQuery
+    from litestar_listing.core.query import ListQuery, Search
     from litestar_listing.core.schema import FieldInfo, ModelGraph
 
-__all__ = ("Capabilities", "ListContext", "ListingBackend", "Page", "dispatch", "driver_unavailable", "field_filter")
+__all__ = (
+    "Capabilities",
+    "ListContext",
+    "ListingBackend",
+    "Page",
+    "dispatch",
+    "driver_unavailable",
+    "field_filter",
+    "where",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,6 +176,41 @@ def field_filter(item: Filter | RawFilter) -> Filter:
         msg = f"raw store filter {item.key!r} reached a backend that has no raw filters"
         raise UnsupportedQueryError(msg)
     return item
+
+
+Condition = TypeVar("Condition")
+
+
+def where(
+    query: ListQuery,
+    compile_filter: Callable[[Filter | RawFilter], Condition],
+    compile_search: Callable[[Search], Condition] | None,
+    all_of: Callable[[Sequence[Condition]], Condition],
+    any_of: Callable[[Sequence[Condition]], Condition],
+) -> Condition | None:
+    """The condition of ``query``: forced filters AND (client filters, combined) AND search.
+
+    Every backend states its condition through this one function (spec §4.4.1-2, §4.4.10): the
+    forced filters are ANDed outside the client's filters, whether those combine with AND or OR.
+
+    Args:
+        query: The query.
+        compile_filter: One filter (forced or the client's) as a condition of the store.
+        compile_search: The search as a condition, or None to leave the search out (a store that
+            matches it in a stage of its own).
+        all_of: Conditions combined with AND; given one condition, that condition.
+        any_of: Conditions combined with OR; given one condition, that condition.
+
+    Returns:
+        The condition, or None when the query has none.
+    """
+    parts = [compile_filter(item) for item in query.forced_filters]
+    if query.filters:
+        client = [compile_filter(item) for item in query.filters]
+        parts.append(all_of(client) if query.combine is Combine.AND else any_of(client))
+    if query.search is not None and compile_search is not None:
+        parts.append(compile_search(query.search))
+    return all_of(parts) if parts else None
 
 
 # SQLSTATE classes of a server that cannot answer now: connection exception, insufficient resources,
