@@ -5,10 +5,11 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, runtime_checkable
 
-from litestar_listing.core.errors import UnavailableError, UnsupportedQueryError
-from litestar_listing.core.operators import OPERATORS
+from litestar_listing.core.errors import ConfigurationError, UnavailableError, UnsupportedQueryError
+from litestar_listing.core.operators import OPERATORS, Operator
 from litestar_listing.core.query import Combine, Filter, FilterSyntax, RawFilter
 
 if TYPE_CHECKING:
@@ -22,9 +23,11 @@ __all__ = (
     "ListContext",
     "ListingBackend",
     "Page",
+    "check_contract",
     "dispatch",
     "driver_unavailable",
     "field_filter",
+    "offered_operators",
     "where",
 )
 
@@ -126,6 +129,10 @@ class ListingBackend(Protocol):
     Implementations: ``backends.memory.MemoryBackend`` (the reference),
     ``backends.sqlalchemy.SQLAlchemyBackend``, ``backends.piccolo.PiccoloBackend`` and
     ``backends.beanie.BeanieBackend``.
+
+    A backend may name the class whose ``op_<name>`` methods compile its operators in a class
+    attribute ``visitor`` (its statement compiler); without one, the backend class itself is
+    checked (``check_contract``). A backend that delegates to another names the other's.
     """
 
     capabilities: Capabilities
@@ -153,8 +160,14 @@ class ListingBackend(Protocol):
         ...
 
 
-def dispatch(visitor: object, prefix: str, name: str) -> Callable[..., Any]:
+def dispatch(visitor: object, prefix: str, name: str, *, key: str = "") -> Callable[..., Any]:
     """Return ``visitor.<prefix>_<name>``, the compiler for one node or operator.
+
+    Args:
+        visitor: The compiler.
+        prefix: The kind of node, e.g. ``op`` for operators.
+        name: The node's name, e.g. ``ilike``.
+        key: The query parameter being compiled, named by the error.
 
     Raises:
         UnsupportedQueryError: The visitor has no such method.
@@ -162,8 +175,60 @@ def dispatch(visitor: object, prefix: str, name: str) -> Callable[..., Any]:
     method = getattr(visitor, f"{prefix}_{name}", None)
     if method is None:
         msg = f"{type(visitor).__name__} cannot compile {prefix} {name!r}"
-        raise UnsupportedQueryError(msg)
+        raise UnsupportedQueryError(msg, key=key)
     return method  # type: ignore[no-any-return]
+
+
+def offered_operators(backend: ListingBackend) -> Mapping[str, Operator]:
+    """The operators of the registry that ``backend`` declares (``Capabilities.operators``), in registry order.
+
+    What the parser accepts and OpenAPI lists for the backend's resources (spec §4.4.7).
+    """
+    declared = backend.capabilities.operators
+    return MappingProxyType({name: operator for name, operator in OPERATORS.items() if name in declared})
+
+
+def check_contract(backend: object) -> None:
+    """Check, at application start, that ``backend`` keeps the ``ListingBackend`` contract.
+
+    It has every member of the protocol; every operator it declares is in the registry and
+    compiled by its ``visitor`` (``op_<name>``); it declares ``eq`` (a filter name without an
+    operator, forced filters) and the operator each declared one turns into when repeated
+    (DESIGN.md, "Repeated parameters").
+
+    Raises:
+        ConfigurationError: Naming the backend and what it lacks.
+    """
+    name = type(backend).__name__
+    if not isinstance(backend, ListingBackend):
+        members = ("capabilities", "model_graph", "computed_fields", "fetch", "prepare")
+        lacking = ", ".join(member for member in members if not hasattr(backend, member))
+        msg = f"{name} is not a ListingBackend: it lacks {lacking}"
+        raise ConfigurationError(msg)
+    declared = backend.capabilities.operators
+    unknown = sorted(declared - OPERATORS.keys())
+    if unknown:
+        msg = f"{name} declares operators the registry does not have: {', '.join(unknown)}"
+        raise ConfigurationError(msg)
+    visitor = getattr(backend, "visitor", type(backend))
+    uncompiled = [
+        operator for operator in offered_operators(backend) if not callable(getattr(visitor, f"op_{operator}", None))
+    ]
+    if uncompiled:
+        msg = (
+            f"{name} declares operators it does not compile: {', '.join(uncompiled)}; give "
+            f"{visitor.__name__} an op_<operator> method for each, or leave them out of Capabilities.operators"
+        )
+        raise ConfigurationError(msg)
+    needed = {"eq": "a filter name without an operator"} | {
+        operator.repeated_as: f"a repeated {operator.name!r}"
+        for operator in offered_operators(backend).values()
+        if operator.repeated_as is not None
+    }
+    for operator, reason in needed.items():
+        if operator not in declared:
+            msg = f"{name} does not declare the operator {operator!r}, which {reason} needs"
+            raise ConfigurationError(msg)
 
 
 def field_filter(item: Filter | RawFilter) -> Filter:

@@ -130,7 +130,7 @@ class MemoryBackend:
             yield None if item is None else _plain(item.get(path.field))
 
     def _filter(self, row: Row, item: Filter) -> bool:
-        test = dispatch(self, "op", item.operator.name)
+        test = dispatch(self, "op", item.operator.name, key=item.key or item.path.name)
         expected = item.value
         if isinstance(expected, tuple) and not isinstance(expected, LikePattern):
             expected = frozenset(_plain(value) for value in expected)

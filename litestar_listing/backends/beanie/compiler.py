@@ -187,7 +187,7 @@ class PipelineCompiler:
         if isinstance(item, RawFilter):
             values = list(item.values)
             return {item.key: values[0] if len(values) == 1 else {"$in": values}}
-        compile_operator = dispatch(self, "op", item.operator.name)
+        compile_operator = dispatch(self, "op", item.operator.name, key=item.key or item.path.name)
         return compile_operator(self.key(item.path, lookups), item.value)  # type: ignore[no-any-return]
 
     def op_eq(self, key: str, value: object) -> Stage:

@@ -98,6 +98,8 @@ class PiccoloBackend:
     """
 
     capabilities = Capabilities(keyset=True, estimated_total=True)
+    visitor = QueryCompiler
+    """The class whose ``op_<name>`` methods compile the declared operators (``check_contract``)."""
 
     def __init__(
         self,

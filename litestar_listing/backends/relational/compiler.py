@@ -147,7 +147,7 @@ class RelationalCompiler(ABC, Generic[Expression, Statement]):
     # -- nodes --------------------------------------------------------------------------------
     def filter(self, scope: Any, item: Filter) -> Expression:
         """One filter: the operator's ``op_<name>``, OR the value IS NULL when the operator matches NULL."""
-        build = dispatch(self, "op", item.operator.name)
+        build = dispatch(self, "op", item.operator.name, key=item.key or item.path.name)
 
         def leaf(column: Any) -> Expression:
             condition: Expression = build(column, item.value)

@@ -112,6 +112,8 @@ class SQLAlchemyBackend:
     """
 
     capabilities = Capabilities(keyset=True, estimated_total=True)
+    visitor = StatementCompiler
+    """The class whose ``op_<name>`` methods compile the declared operators (``check_contract``)."""
 
     def __init__(
         self,
