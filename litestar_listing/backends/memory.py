@@ -13,6 +13,7 @@ from typing import Any
 
 from litestar_listing.backends.base import Capabilities, ListContext, Page, dispatch, field_filter, where
 from litestar_listing.core.cursor import follows
+from litestar_listing.core.operators import ValueKind
 from litestar_listing.core.query import FieldPath, Filter, ListQuery, OrderTerm, Search, load_tree
 from litestar_listing.core.schema import FieldInfo, ModelGraph
 from litestar_listing.core.text import LikePattern, fold_case
@@ -132,8 +133,10 @@ class MemoryBackend:
     def _filter(self, row: Row, item: Filter) -> bool:
         test = dispatch(self, "op", item.operator.name, key=item.key or item.path.name)
         expected = item.value
-        if isinstance(expected, tuple) and not isinstance(expected, LikePattern):
-            expected = frozenset(_plain(value) for value in expected)
+        if item.operator.kind is ValueKind.LIST:
+            expected = frozenset(_plain(value) for value in expected)  # type: ignore[attr-defined]
+        elif item.operator.kind is ValueKind.RANGE:
+            expected = tuple(_plain(value) for value in expected)  # type: ignore[attr-defined]
         else:
             expected = _plain(expected)
         for value in self._values(row, item.path):
@@ -191,6 +194,9 @@ class MemoryBackend:
 
     def op_nin(self, value: Any, expected: frozenset[Any]) -> bool:  # noqa: D102
         return value not in expected
+
+    def op_between(self, value: Any, expected: tuple[Any, Any]) -> bool:  # noqa: D102
+        return bool(expected[0] <= value <= expected[1])
 
     def op_isnull(self, value: Any, expected: bool) -> bool:  # noqa: D102, FBT001
         return (value is None) is expected

@@ -330,6 +330,16 @@ class QueryParser:
                 value = coerce(info, items[0][1])
             elif operator.kind is ValueKind.FLAG:
                 value = coerce_bool(items[0][1])
+            elif operator.kind is ValueKind.RANGE:
+                bounds = items[0][1].split(",")
+                if len(bounds) != 2:
+                    errors.append(ParameterError(key, "expected two comma-separated values: low,high"))
+                    return None
+                low, high = coerce(info, bounds[0]), coerce(info, bounds[1])
+                if low > high:  # type: ignore[operator]
+                    errors.append(ParameterError(key, "expected low,high with low <= high"))
+                    return None
+                value = (low, high)
             elif len(items[0][1]) > self.limits.max_pattern_length:
                 errors.append(ParameterError(key, f"expected at most {self.limits.max_pattern_length} characters"))
                 return None

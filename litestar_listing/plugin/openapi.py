@@ -97,6 +97,9 @@ def _operator_schema(info: FieldInfo, operator: Operator, limits: Limits) -> tup
         items = _value_schema(info)
         least = None if info.type is ValueType.TEXT else 1
         return Schema(type=OpenAPIType.ARRAY, items=items, min_items=least, max_items=limits.max_in_values), False
+    if operator.kind is ValueKind.RANGE:
+        value = _value_schema(info)
+        return Schema(type=OpenAPIType.ARRAY, items=value, min_items=2, max_items=2), False
     if operator.kind is ValueKind.FLAG:
         return Schema(type=OpenAPIType.BOOLEAN), None
     if operator.kind is ValueKind.PATTERN:

@@ -120,9 +120,7 @@ class RelationalCompiler(ABC, Generic[Expression, Statement]):
     ) -> Expression:
         for index, step in enumerate(path.relations):
             relation = self.relation(place, step)
-            rest = FieldPath(path.segments[index + 1 :])
-
-            inner = self._continue(rest, leaf)
+            inner = self._continue(FieldPath(path.segments[index + 1 :]), leaf)
             if self.is_to_many(relation):
                 return self.semi_join_many(place, relation, inner, semi=semi)
             if semi:
@@ -244,6 +242,10 @@ class RelationalCompiler(ABC, Generic[Expression, Statement]):
         return (
             self.among(column, [self.bind(item) for item in value], negate=True) if value else self.constant(value=True)
         )
+
+    def op_between(self, column: Any, value: tuple[Any, Any]) -> Expression:  # noqa: D102
+        low, high = value
+        return self.all_of([self.compare(column, ">=", self.bind(low)), self.compare(column, "<=", self.bind(high))])
 
     def op_isnull(self, column: Any, value: bool) -> Expression:  # noqa: D102, FBT001
         return self.is_null(column, null=value)
