@@ -9,13 +9,20 @@ from __future__ import annotations
 import time
 from typing import Any
 
-__all__ = ("CHECK_EVERY", "DEFAULT_STATEMENT_TIMEOUT", "FOLD_FUNCTION", "StatementGuard", "is_ascii_sql")
+from litestar_listing.core.text import fold_case
+
+__all__ = ("CHECK_EVERY", "DEFAULT_STATEMENT_TIMEOUT", "FOLD_FUNCTION", "StatementGuard", "fold_value", "is_ascii_sql")
 
 DEFAULT_STATEMENT_TIMEOUT = 5.0
 """Seconds a SQLite statement may run before it is aborted; the default of ``Resource.timeout``."""
 
 FOLD_FUNCTION = "listing_fold"
 """The SQLite function registered on each connection for Unicode case-insensitivity."""
+
+
+def fold_value(value: Any) -> Any:
+    """The body of ``FOLD_FUNCTION``: text case-folded as on every other database (``fold_case``), else as is."""
+    return fold_case(value) if isinstance(value, str) else value
 
 
 def is_ascii_sql(expression: str) -> str:

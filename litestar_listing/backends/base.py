@@ -5,16 +5,17 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, Protocol, get_args, runtime_checkable
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, get_args, runtime_checkable
 
-from litestar_listing.core.errors import UnavailableError, UnsupportedQueryError
-from litestar_listing.core.operators import OPERATORS
-from litestar_listing.core.query import Filter, FilterSyntax, RawFilter
+from litestar_listing.core.errors import ConfigurationError, UnavailableError, UnsupportedQueryError
+from litestar_listing.core.operators import OPERATORS, Operator
+from litestar_listing.core.query import Combine, Filter, FilterSyntax, RawFilter
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
 
-    from litestar_listing.core.query import ListQuery
+    from litestar_listing.core.query import ListQuery, Search
     from litestar_listing.core.schema import FieldInfo, ModelGraph
 
 __all__ = (
@@ -24,9 +25,12 @@ __all__ = (
     "ListingBackend",
     "Page",
     "TotalMode",
+    "check_contract",
     "dispatch",
     "driver_unavailable",
     "field_filter",
+    "offered_operators",
+    "where",
 )
 
 TotalMode = Literal["exact", "estimated"]
@@ -133,6 +137,10 @@ class ListingBackend(Protocol):
     Implementations: ``backends.memory.MemoryBackend`` (the reference),
     ``backends.sqlalchemy.SQLAlchemyBackend``, ``backends.piccolo.PiccoloBackend`` and
     ``backends.beanie.BeanieBackend``.
+
+    A backend may name the class whose ``op_<name>`` methods compile its operators in a class
+    attribute ``visitor`` (its statement compiler); without one, the backend class itself is
+    checked (``check_contract``). A backend that delegates to another names the other's.
     """
 
     capabilities: Capabilities
@@ -160,8 +168,14 @@ class ListingBackend(Protocol):
         ...
 
 
-def dispatch(visitor: object, prefix: str, name: str) -> Callable[..., Any]:
+def dispatch(visitor: object, prefix: str, name: str, *, key: str = "") -> Callable[..., Any]:
     """Return ``visitor.<prefix>_<name>``, the compiler for one node or operator.
+
+    Args:
+        visitor: The compiler.
+        prefix: The kind of node, e.g. ``op`` for operators.
+        name: The node's name, e.g. ``ilike``.
+        key: The query parameter being compiled, named by the error.
 
     Raises:
         UnsupportedQueryError: The visitor has no such method.
@@ -169,8 +183,60 @@ def dispatch(visitor: object, prefix: str, name: str) -> Callable[..., Any]:
     method = getattr(visitor, f"{prefix}_{name}", None)
     if method is None:
         msg = f"{type(visitor).__name__} cannot compile {prefix} {name!r}"
-        raise UnsupportedQueryError(msg)
+        raise UnsupportedQueryError(msg, key=key)
     return method  # type: ignore[no-any-return]
+
+
+def offered_operators(backend: ListingBackend) -> Mapping[str, Operator]:
+    """The operators of the registry that ``backend`` declares (``Capabilities.operators``), in registry order.
+
+    What the parser accepts and OpenAPI lists for the backend's resources (spec §4.4.7).
+    """
+    declared = backend.capabilities.operators
+    return MappingProxyType({name: operator for name, operator in OPERATORS.items() if name in declared})
+
+
+def check_contract(backend: object) -> None:
+    """Check, at application start, that ``backend`` keeps the ``ListingBackend`` contract.
+
+    It has every member of the protocol; every operator it declares is in the registry and
+    compiled by its ``visitor`` (``op_<name>``); it declares ``eq`` (a filter name without an
+    operator, forced filters) and the operator each declared one turns into when repeated
+    (DESIGN.md, "Repeated parameters").
+
+    Raises:
+        ConfigurationError: Naming the backend and what it lacks.
+    """
+    name = type(backend).__name__
+    if not isinstance(backend, ListingBackend):
+        members = ("capabilities", "model_graph", "computed_fields", "fetch", "prepare")
+        lacking = ", ".join(member for member in members if not hasattr(backend, member))
+        msg = f"{name} is not a ListingBackend: it lacks {lacking}"
+        raise ConfigurationError(msg)
+    declared = backend.capabilities.operators
+    unknown = sorted(declared - OPERATORS.keys())
+    if unknown:
+        msg = f"{name} declares operators the registry does not have: {', '.join(unknown)}"
+        raise ConfigurationError(msg)
+    visitor = getattr(backend, "visitor", type(backend))
+    uncompiled = [
+        operator for operator in offered_operators(backend) if not callable(getattr(visitor, f"op_{operator}", None))
+    ]
+    if uncompiled:
+        msg = (
+            f"{name} declares operators it does not compile: {', '.join(uncompiled)}; give "
+            f"{visitor.__name__} an op_<operator> method for each, or leave them out of Capabilities.operators"
+        )
+        raise ConfigurationError(msg)
+    needed = {"eq": "a filter name without an operator"} | {
+        operator.repeated_as: f"a repeated {operator.name!r}"
+        for operator in offered_operators(backend).values()
+        if operator.repeated_as is not None
+    }
+    for operator, reason in needed.items():
+        if operator not in declared:
+            msg = f"{name} does not declare the operator {operator!r}, which {reason} needs"
+            raise ConfigurationError(msg)
 
 
 def field_filter(item: Filter | RawFilter) -> Filter:
@@ -183,6 +249,41 @@ def field_filter(item: Filter | RawFilter) -> Filter:
         msg = f"raw store filter {item.key!r} reached a backend that has no raw filters"
         raise UnsupportedQueryError(msg)
     return item
+
+
+Condition = TypeVar("Condition")
+
+
+def where(
+    query: ListQuery,
+    compile_filter: Callable[[Filter | RawFilter], Condition],
+    compile_search: Callable[[Search], Condition] | None,
+    all_of: Callable[[Sequence[Condition]], Condition],
+    any_of: Callable[[Sequence[Condition]], Condition],
+) -> Condition | None:
+    """The condition of ``query``: forced filters AND (client filters, combined) AND search.
+
+    Every backend states its condition through this one function (spec §4.4.1-2, §4.4.10): the
+    forced filters are ANDed outside the client's filters, whether those combine with AND or OR.
+
+    Args:
+        query: The query.
+        compile_filter: One filter (forced or the client's) as a condition of the store.
+        compile_search: The search as a condition, or None to leave the search out (a store that
+            matches it in a stage of its own).
+        all_of: Conditions combined with AND; given one condition, that condition.
+        any_of: Conditions combined with OR; given one condition, that condition.
+
+    Returns:
+        The condition, or None when the query has none.
+    """
+    parts = [compile_filter(item) for item in query.forced_filters]
+    if query.filters:
+        client = [compile_filter(item) for item in query.filters]
+        parts.append(all_of(client) if query.combine is Combine.AND else any_of(client))
+    if query.search is not None and compile_search is not None:
+        parts.append(compile_search(query.search))
+    return all_of(parts) if parts else None
 
 
 # SQLSTATE classes of a server that cannot answer now: connection exception, insufficient resources,

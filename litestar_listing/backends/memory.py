@@ -8,18 +8,28 @@ from __future__ import annotations
 
 import enum
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
-from litestar_listing.backends.base import Capabilities, ListContext, Page, dispatch, field_filter
+from litestar_listing.backends.base import Capabilities, ListContext, Page, dispatch, field_filter, where
 from litestar_listing.core.cursor import follows
-from litestar_listing.core.query import Combine, FieldPath, Filter, ListQuery, OrderTerm, Search, load_tree
+from litestar_listing.core.operators import ValueKind
+from litestar_listing.core.query import FieldPath, Filter, ListQuery, OrderTerm, Search, load_tree
 from litestar_listing.core.schema import FieldInfo, ModelGraph
 from litestar_listing.core.text import LikePattern, fold_case
 
 __all__ = ("MemoryBackend",)
 
 Row = Mapping[str, Any]
+Test = Callable[[Row], bool]
+
+
+def _all_of(tests: Sequence[Test]) -> Test:
+    return lambda row: all(test(row) for test in tests)
+
+
+def _any_of(tests: Sequence[Test]) -> Test:
+    return lambda row: any(test(row) for test in tests)
 
 
 def _plain(value: object) -> object:
@@ -60,7 +70,14 @@ class MemoryBackend:
         An item holds the listed entity's non-private fields, the computed values, and the
         relations of ``context.load`` only, each projected the same way (spec §4.5).
         """
-        matching = [row for row in self._rows if self._matches(row, query)]
+        test = where(
+            query,
+            lambda item: lambda row: self._filter(row, field_filter(item)),
+            lambda search: lambda row: self._search(row, search),
+            _all_of,
+            _any_of,
+        )
+        matching = self._rows if test is None else [row for row in self._rows if test(row)]
         ordered = self._sorted(matching, query.order)
         if query.after is None:
             start = query.window.offset
@@ -93,15 +110,6 @@ class MemoryBackend:
                 item[name] = None if value is None else self._item(value, relation.target, subtree)
         return item
 
-    def _matches(self, row: Row, query: ListQuery) -> bool:
-        if not all(self._filter(row, item) for item in query.forced_filters):
-            return False
-        if query.filters:
-            combine = all if query.combine is Combine.AND else any
-            if not combine(self._filter(row, field_filter(item)) for item in query.filters):
-                return False
-        return query.search is None or self._search(row, query.search)
-
     def _values(self, row: Row, path: FieldPath) -> Iterator[object]:
         """Every value ``path`` reaches from ``row``; a NULL to-one step yields one None."""
         entity = self._graph.root_entity
@@ -123,10 +131,12 @@ class MemoryBackend:
             yield None if item is None else _plain(item.get(path.field))
 
     def _filter(self, row: Row, item: Filter) -> bool:
-        test = dispatch(self, "op", item.operator.name)
+        test = dispatch(self, "op", item.operator.name, key=item.key or item.path.name)
         expected = item.value
-        if isinstance(expected, tuple) and not isinstance(expected, LikePattern):
-            expected = frozenset(_plain(value) for value in expected)
+        if item.operator.kind is ValueKind.LIST:
+            expected = frozenset(_plain(value) for value in expected)  # type: ignore[attr-defined]
+        elif item.operator.kind is ValueKind.RANGE:
+            expected = tuple(_plain(value) for value in expected)  # type: ignore[attr-defined]
         else:
             expected = _plain(expected)
         for value in self._values(row, item.path):
@@ -184,6 +194,9 @@ class MemoryBackend:
 
     def op_nin(self, value: Any, expected: frozenset[Any]) -> bool:  # noqa: D102
         return value not in expected
+
+    def op_between(self, value: Any, expected: tuple[Any, Any]) -> bool:  # noqa: D102
+        return bool(expected[0] <= value <= expected[1])
 
     def op_isnull(self, value: Any, expected: bool) -> bool:  # noqa: D102, FBT001
         return (value is None) is expected

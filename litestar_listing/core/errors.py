@@ -56,7 +56,18 @@ class ConfigurationError(ListingError):
 
 
 class UnsupportedQueryError(ListingError):
-    """A backend was asked to compile a node or an operator it has no visitor for."""
+    """A backend was asked to compile a node or an operator it has no visitor for.
+
+    The plugin answers 400 naming ``key``; the start-up check of the backend contract keeps any
+    query that passed parsing from reaching it.
+
+    Attributes:
+        key: The query parameter that asked for it (e.g. ``name__ilike``), or ``""`` when unknown.
+    """
+
+    def __init__(self, message: str, *, key: str = "") -> None:
+        self.key = key
+        super().__init__(message)
 
 
 class UnavailableError(ListingError):

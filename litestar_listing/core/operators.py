@@ -28,6 +28,8 @@ class ValueKind(str, enum.Enum):
     """Literal text; ``%``, ``_`` and ``\\`` are not special."""
     PATTERN = "pattern"
     """A LIKE pattern: ``%`` any run, ``_`` one character, ``\\`` escapes the next character."""
+    RANGE = "range"
+    """Two comma-separated values of the field's own type, ``low,high`` with ``low <= high``."""
 
 
 _ORDERED = frozenset(
@@ -40,6 +42,9 @@ _ORDERED = frozenset(
         ValueType.DATETIME,
     }
 )
+_RANGED = _ORDERED - {ValueType.TEXT}
+"""Numbers, dates and datetimes: text bounds would be ambiguous (a comma in the text) and the
+database's collation, not Python's, orders text."""
 _TEXT = frozenset({ValueType.TEXT})
 _ANY = frozenset(ValueType)
 
@@ -93,6 +98,7 @@ OPERATORS: Mapping[str, Operator] = _registry(
         "nin",
         matches_null=True,
     ),
+    Operator("between", "between the two comma-separated bounds low,high, both included", ValueKind.RANGE, _RANGED),
     Operator("isnull", "is NULL (true) or is not NULL (false)", ValueKind.FLAG, _ANY),
     Operator("like", "matches the case-sensitive pattern (% any run, _ one character)", ValueKind.PATTERN, _TEXT),
     Operator("ilike", "contains the text, ignoring case", ValueKind.TEXT, _TEXT),

@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from litestar_listing.core.coercion import CoercionError, coerce, coerce_bool, coerce_text
@@ -88,6 +88,9 @@ class QueryParser:
             send; they become ``RawFilter`` nodes. Any other raw key is an unknown name.
         keyset: Accept ``cursor`` (keyset continuation, ``core.cursor``) as a reserved parameter;
             without it ``cursor`` is a filter name like any other (spec §4.1).
+        operators: The operators offered, by suffix (the backend's, ``backends.base.offered_operators``);
+            a suffix not among them is read as part of the filter name. Must hold ``eq`` and the
+            ``repeated_as`` of each.
     """
 
     field_map: FieldMap
@@ -97,6 +100,7 @@ class QueryParser:
     syntax: FilterSyntax = FilterSyntax.RELATIONAL
     raw_keys: frozenset[str] = frozenset()
     keyset: bool = False
+    operators: Mapping[str, Operator] = field(default_factory=lambda: OPERATORS)
 
     def parse(self, params: Iterable[tuple[str, str]], forced_filters: Sequence[Filter] = ()) -> ListQuery:
         """Turn query parameters into a ``ListQuery``.
@@ -283,15 +287,15 @@ class QueryParser:
 
     def _resolve_key(self, key: str, errors: list[ParameterError]) -> tuple[ExposedField, Operator] | None:
         head, sep, tail = key.rpartition(LOOKUP_SEP)
-        operator = OPERATORS.get(tail) if sep else None
+        operator = self.operators.get(tail) if sep else None
         name = head if operator is not None else key
-        operator = operator or OPERATORS["eq"]
+        operator = operator or self.operators["eq"]
         exposed = self.field_map.filterable.get(name)
         if exposed is None:
             self._unknown(key, name, errors)
             return None
         if not operator.applies_to(exposed.field.type):
-            usable = [op.name for op in OPERATORS.values() if op.applies_to(exposed.field.type)]
+            usable = [op.name for op in self.operators.values() if op.applies_to(exposed.field.type)]
             message = (
                 f"operator {operator.name!r} does not apply to {exposed.path.name!r} ({exposed.field.type.value}); "
                 f"use one of: {', '.join(usable)}"
@@ -313,7 +317,7 @@ class QueryParser:
             if operator.repeated_as is None:
                 errors.append(ParameterError(key, "may be given only once; only eq, ne, in and nin may repeat"))
                 return None
-            operator = OPERATORS[operator.repeated_as]
+            operator = self.operators[operator.repeated_as]
         info = exposed.field
         try:
             if operator.kind is ValueKind.LIST:
@@ -326,6 +330,16 @@ class QueryParser:
                 value = coerce(info, items[0][1])
             elif operator.kind is ValueKind.FLAG:
                 value = coerce_bool(items[0][1])
+            elif operator.kind is ValueKind.RANGE:
+                bounds = items[0][1].split(",")
+                if len(bounds) != 2:
+                    errors.append(ParameterError(key, "expected two comma-separated values: low,high"))
+                    return None
+                low, high = coerce(info, bounds[0]), coerce(info, bounds[1])
+                if low > high:  # type: ignore[operator]
+                    errors.append(ParameterError(key, "expected low,high with low <= high"))
+                    return None
+                value = (low, high)
             elif len(items[0][1]) > self.limits.max_pattern_length:
                 errors.append(ParameterError(key, f"expected at most {self.limits.max_pattern_length} characters"))
                 return None

@@ -25,7 +25,7 @@ from litestar.openapi.spec import (
 
 from litestar_listing.core.coercion import _MAX_NUMBER_TEXT, describe_type
 from litestar_listing.core.cursor import CURSOR_PARAMETER
-from litestar_listing.core.operators import OPERATORS, Operator, ValueKind
+from litestar_listing.core.operators import Operator, ValueKind
 from litestar_listing.core.parsing import MAX_OFFSET, Limits
 from litestar_listing.core.query import LOOKUP_SEP, FilterSyntax
 from litestar_listing.core.schema import FieldInfo, ValueType
@@ -97,6 +97,9 @@ def _operator_schema(info: FieldInfo, operator: Operator, limits: Limits) -> tup
         items = _value_schema(info)
         least = None if info.type is ValueType.TEXT else 1
         return Schema(type=OpenAPIType.ARRAY, items=items, min_items=least, max_items=limits.max_in_values), False
+    if operator.kind is ValueKind.RANGE:
+        value = _value_schema(info)
+        return Schema(type=OpenAPIType.ARRAY, items=value, min_items=2, max_items=2), False
     if operator.kind is ValueKind.FLAG:
         return Schema(type=OpenAPIType.BOOLEAN), None
     if operator.kind is ValueKind.PATTERN:
@@ -203,7 +206,7 @@ def list_parameters(resource: Resource) -> list[Parameter]:
     forced = _forced_paths(resource)
     for name, exposed in field_map.filterable.items():
         info = exposed.field
-        for operator in OPERATORS.values():
+        for operator in resource.operators.values():
             if not operator.applies_to(info.type):
                 continue
             key = name if operator.name == "eq" else f"{name}{LOOKUP_SEP}{operator.name}"

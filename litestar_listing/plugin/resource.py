@@ -14,12 +14,21 @@ import msgspec
 from litestar.connection import ASGIConnection
 from litestar.exceptions import ServiceUnavailableException, ValidationException
 
-from litestar_listing.backends.base import TOTAL_MODES, ListContext, ListingBackend, Page, TotalMode
+from litestar_listing.backends.base import (
+    TOTAL_MODES,
+    ListContext,
+    ListingBackend,
+    Page,
+    TotalMode,
+    check_contract,
+    offered_operators,
+)
 from litestar_listing.core.cursor import CURSOR_PARAMETER, CursorToken, fingerprint, value_text
-from litestar_listing.core.errors import ConfigurationError, InvalidQueryError, UnavailableError
+from litestar_listing.core.errors import ConfigurationError, InvalidQueryError, UnavailableError, UnsupportedQueryError
+from litestar_listing.core.operators import Operator
 from litestar_listing.core.parsing import Limits, QueryParser, forced_filter, is_raw_key
-from litestar_listing.core.query import Combine, FieldPath, Filter, FilterSyntax, ListQuery
-from litestar_listing.core.schema import ALL_FIELDS, FieldMap
+from litestar_listing.core.query import LOOKUP_SEP, Combine, FieldPath, Filter, FilterSyntax, ListQuery
+from litestar_listing.core.schema import ALL_FIELDS, FieldMap, ModelGraph, closest
 from litestar_listing.plugin.admission import Admission
 from litestar_listing.plugin.envelope import envelope_type, item_type, pagination
 from litestar_listing.plugin.scoping import ScopeRule
@@ -132,12 +141,14 @@ class Resource:
         """Resolve the exposure policy against the models; idempotent.
 
         Raises:
-            ConfigurationError: A path does not exist, is private, is too deep, a forced filter
-                names a missing field, ``combine`` is not ``and``/``or``, a document-store
-                resource exposes a relation filter, or a raw filter key is not allowed.
+            ConfigurationError: The backend breaks its contract (``backends.base.check_contract``),
+                a path does not exist, is private, is too deep, a forced filter names a missing
+                field, a ``load`` name is no relation, ``combine`` is not ``and``/``or``, a
+                document-store resource exposes a relation filter, or a raw filter key is not allowed.
         """
         if self._field_map is not None:
             return
+        check_contract(self.backend)
         try:
             combine = Combine(self.combine)
         except ValueError:
@@ -156,6 +167,7 @@ class Resource:
             for forced in self.scopes:
                 for name in forced.fields:
                     field_map.field_at(FieldPath.parse(name))
+            check_load(field_map.graph, self.load)
             syntax = self.backend.capabilities.filter_syntax
             if syntax is FilterSyntax.DOCUMENT:
                 _check_document_filters(field_map)
@@ -181,6 +193,7 @@ class Resource:
             syntax=syntax,
             raw_keys=frozenset(self.raw_filters),
             keyset=self.keyset,
+            operators=self.operators,
         )
         item = self.item or item_type(
             _type_name(self.name),
@@ -199,6 +212,11 @@ class Resource:
         self.build()
         assert self._field_map is not None  # noqa: S101 - set by build()
         return self._field_map
+
+    @property
+    def operators(self) -> Mapping[str, Operator]:
+        """The operators this resource's filters offer: exactly those its backend declares (spec §4.4.7)."""
+        return offered_operators(self.backend)
 
     @property
     def parser(self) -> QueryParser:
@@ -318,6 +336,12 @@ class Resource:
         load: Sequence[str] | None,
         session: Any,
     ) -> tuple[msgspec.Struct, dict[str, str]]:
+        if load is not None:
+            try:
+                check_load(self.field_map.graph, load)
+            except ConfigurationError as error:
+                msg = f"resource {self.name!r}: {error}"
+                raise ConfigurationError(msg) from error
         # The timeout starts now: time spent waiting for admission is bounded by its own queue_timeout.
         context = ListContext(
             request=connection,
@@ -365,6 +389,12 @@ class Resource:
         except UnavailableError as error:
             detail = too_slow if error.reason == "timeout" else f"listing {self.name} failed: {error}; try again"
             raise ServiceUnavailableException(detail=detail, headers={"Retry-After": "1"}) from error
+        except UnsupportedQueryError as error:
+            # The start-up check keeps parsed queries from getting here; if one ever does, the
+            # client learns which parameter the store cannot answer, not a 500.
+            message = f"cannot be answered by this resource's store ({error})"
+            extra = [{"key": error.key, "message": message, "source": "query"}]
+            raise ValidationException(detail=f"Unsupported query parameter: {error.key}", extra=extra) from error
 
     async def _enrich(self, page: Page, context: EnrichContext) -> None:
         if self.enrich is None or not page.items:
@@ -376,6 +406,26 @@ class Resource:
         if [id(item) for item in page.items] != before:
             msg = f"resource {self.name!r}: enrich may add fields to items, not add, remove or replace items"
             raise ConfigurationError(msg)
+
+
+def check_load(graph: ModelGraph, load: Sequence[str]) -> None:
+    """Check that each ``load`` name is a relation path of ``graph``'s listed model (spec §4.5).
+
+    Raises:
+        ConfigurationError: A step is no relation; the message names it and the closest relations.
+    """
+    for path in load:
+        entity = graph.root_entity
+        for step in path.split(LOOKUP_SEP):
+            relation = entity.relations.get(step)
+            if relation is None:
+                hint = closest(step, entity.relations)
+                known = (
+                    f"did you mean {' or '.join(map(repr, hint))}?" if hint else f"it has {sorted(entity.relations)}"
+                )
+                msg = f"load {path!r}: {entity.name} has no relation {step!r}; {known}"
+                raise ConfigurationError(msg)
+            entity = graph.entities[relation.target]
 
 
 def _next_url(connection: ASGIConnection[Any, Any, Any, Any], params: Sequence[tuple[str, str]], token: str) -> str:

@@ -41,7 +41,7 @@ def _sqlalchemy_where(needle: str) -> tuple[str, tuple[object, ...]]:
 
     compiler = StatementCompiler(Thing, select(Thing), {}, "sqlite", custom_base=False)
     name: Any = column("name")
-    statement = select(name).select_from(table("things", name)).where(compiler._ilike(name, contains_pattern(needle)))
+    statement = select(name).select_from(table("things", name)).where(compiler.ilike(name, contains_pattern(needle)))
     compiled = statement.compile(dialect=sqlite.dialect())
     return str(compiled), tuple(compiled.params[key] for key in compiled.positiontup or ())
 
@@ -52,7 +52,7 @@ def _piccolo_where(needle: str) -> tuple[str, tuple[object, ...]]:
     from tests.conformance.piccolo_tables import Thing
 
     compiler = QueryCompiler(Tables(Thing, None), {}, None, "sqlite")
-    condition = compiler._ilike(Thing.name, contains_pattern(needle))
+    condition = compiler.ilike(Thing.name, contains_pattern(needle))
     sql, arguments = condition.compile_string(engine_type="sqlite")
     return f'SELECT "name" FROM things WHERE {sql.replace(chr(34) + "things" + chr(34) + ".", "")}', tuple(arguments)
 

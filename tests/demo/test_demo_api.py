@@ -97,6 +97,18 @@ def test_relation_filters_and_order(client: TestClient[Litestar]) -> None:
     assert all(item["airline"]["carrier"] == item["carrier"] for item in body["data"])
 
 
+def test_between_includes_both_bounds(client: TestClient[Litestar]) -> None:
+    body = listing(client, "/api/v1/flights/?dep_delay__between=10,20&order_by=-dep_delay&count=5")
+    where = "WHERE CAST(f.dep_delay AS INTEGER) BETWEEN 10 AND 20"
+    assert body["pagination"]["total"] == scalar(f"SELECT count(*) FROM flights f {where}")
+    expected = column(f"SELECT f.id FROM flights f {where} ORDER BY CAST(f.dep_delay AS INTEGER) DESC, f.id LIMIT 5")
+    assert [item["id"] for item in body["data"]] == expected
+    assert [item["dep_delay"] for item in body["data"]] == [20] * 5
+    response = client.get("/api/v1/flights/?dep_delay__between=20,10")
+    assert response.status_code == 400
+    assert [entry["key"] for entry in response.json()["extra"]] == ["dep_delay__between"]
+
+
 def test_search_over_relation_paths(client: TestClient[Litestar]) -> None:
     body = listing(client, "/api/v1/flights/?search=hawaiian&count=3")
     where = (

@@ -110,6 +110,8 @@ class WithoutPrivateFields:
     def __init__(self, inner: ListingBackend) -> None:
         self.inner = inner
         self.capabilities: Capabilities = inner.capabilities
+        # The inner backend compiles the operators (the start-up contract check looks there).
+        self.visitor: type = getattr(inner, "visitor", type(inner))
         self._graph = without_private_fields(inner.model_graph())
 
     def model_graph(self) -> ModelGraph:

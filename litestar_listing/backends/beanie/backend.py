@@ -74,6 +74,8 @@ class BeanieBackend:
         filter_syntax=FilterSyntax.DOCUMENT,
         raw_filters=True,
     )
+    visitor = PipelineCompiler
+    """The class whose ``op_<name>`` methods compile the declared operators (``check_contract``)."""
     type_encoders: Mapping[Any, Callable[[Any], Any]] = MappingProxyType({ObjectId: str})
     """Encoders ``ListingPlugin`` adds to the application: items keep ``ObjectId`` values (spec §2.4)."""
 

@@ -18,9 +18,9 @@ from typing import Any
 
 from bson import Binary, Decimal128
 
-from litestar_listing.backends.base import dispatch
+from litestar_listing.backends.base import dispatch, where
 from litestar_listing.backends.beanie.introspection import DocumentInfo, Documents
-from litestar_listing.core.query import Combine, FieldPath, Filter, ListQuery, OrderTerm, RawFilter, Search
+from litestar_listing.core.query import FieldPath, Filter, ListQuery, OrderTerm, RawFilter, Search
 from litestar_listing.core.text import caseless_regex
 
 __all__ = ("PREFIX", "CompiledList", "PipelineCompiler", "encode")
@@ -77,6 +77,14 @@ class CompiledList:
 
     count: list[Stage]
     page: list[Stage]
+
+
+def _all_of(conditions: Sequence[Stage]) -> Stage:
+    return conditions[0] if len(conditions) == 1 else {"$and": list(conditions)}
+
+
+def _any_of(conditions: Sequence[Stage]) -> Stage:
+    return conditions[0] if len(conditions) == 1 else {"$or": list(conditions)}
 
 
 def _alias(relations: Sequence[str]) -> str:
@@ -171,23 +179,15 @@ class PipelineCompiler:
 
     # ------------------------------------------------------------------ filters and search
     def _condition(self, query: ListQuery, lookups: list[Sequence[str]]) -> Stage | None:
-        parts = [self.filter(item, lookups) for item in query.forced_filters]
-        if query.filters:
-            client = [self.filter(item, lookups) for item in query.filters]
-            if len(client) == 1:
-                parts.append(client[0])
-            else:
-                parts.append({"$and" if query.combine is Combine.AND else "$or": client})
-        if not parts:
-            return None
-        return parts[0] if len(parts) == 1 else {"$and": parts}
+        # The search is matched in a stage of its own, after the lookups it needs.
+        return where(query, lambda item: self.filter(item, lookups), None, _all_of, _any_of)
 
     def filter(self, item: Filter | RawFilter, lookups: list[Sequence[str]]) -> Stage:
         """One filter as a match condition (spec §4.4.9)."""
         if isinstance(item, RawFilter):
             values = list(item.values)
             return {item.key: values[0] if len(values) == 1 else {"$in": values}}
-        compile_operator = dispatch(self, "op", item.operator.name)
+        compile_operator = dispatch(self, "op", item.operator.name, key=item.key or item.path.name)
         return compile_operator(self.key(item.path, lookups), item.value)  # type: ignore[no-any-return]
 
     def op_eq(self, key: str, value: object) -> Stage:

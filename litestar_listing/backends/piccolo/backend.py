@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -11,21 +10,16 @@ from piccolo.columns import Column
 from piccolo.engine.base import Engine
 from piccolo.querystring import QueryString
 
-from litestar_listing.backends._sqlite import DEFAULT_STATEMENT_TIMEOUT, StatementGuard
+from litestar_listing.backends._sqlite import DEFAULT_STATEMENT_TIMEOUT, FOLD_FUNCTION, StatementGuard, fold_value
 from litestar_listing.backends.base import TOTAL_MODES, Capabilities, ListContext, Page, driver_unavailable
-from litestar_listing.backends.piccolo.compiler import (
-    FOLD_FUNCTION,
-    KEY_LABEL,
-    Dialect,
-    QueryCompiler,
-    render_condition,
-)
+from litestar_listing.backends.piccolo.compiler import Dialect, QueryCompiler, render_condition
 from litestar_listing.backends.piccolo.introspection import Tables, field_info
 from litestar_listing.backends.piccolo.loading import Node, Selection, load_many, plan
+from litestar_listing.backends.relational.compiler import KEY_LABEL
+from litestar_listing.backends.relational.totals import planner_rows, total_of
 from litestar_listing.core.errors import ConfigurationError
 from litestar_listing.core.query import ListQuery, load_tree
 from litestar_listing.core.schema import FieldInfo, ModelGraph
-from litestar_listing.core.text import fold_case
 
 if TYPE_CHECKING:
     from piccolo.columns import ForeignKey
@@ -37,10 +31,6 @@ _DIALECTS: Mapping[str, Dialect] = {"sqlite": "sqlite", "postgres": "postgres"}
 
 _PageSelection = tuple[Node, list[QueryString], list[tuple[str, str]]]
 """The listed entity's plan, the page's select list, and ``(computed name, alias)`` pairs."""
-
-
-def _fold(value: Any) -> Any:
-    return fold_case(value) if isinstance(value, str) else value
 
 
 class FoldingConnection(sqlite3.Connection):
@@ -56,7 +46,7 @@ class FoldingConnection(sqlite3.Connection):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.create_function(FOLD_FUNCTION, 1, _fold, deterministic=True)
+        self.create_function(FOLD_FUNCTION, 1, fold_value, deterministic=True)
         StatementGuard(self.statement_timeout).install(self)
 
 
@@ -108,6 +98,8 @@ class PiccoloBackend:
     """
 
     capabilities = Capabilities(keyset=True, total_modes=frozenset(TOTAL_MODES))
+    visitor = QueryCompiler
+    """The class whose ``op_<name>`` methods compile the declared operators (``check_contract``)."""
 
     def __init__(
         self,
@@ -245,20 +237,21 @@ class PiccoloBackend:
         node, columns, extras = self._page_selection(context.load)
         page_statement, total_statement = compiler.compile(query, columns, keys=context.keyset)
         rows = await run(page_statement)
-        window = query.window
-        estimated = False
-        if (rows and len(rows) < window.count) or (not rows and window.page == 1):
-            # A partial page is the last one, so the total is known without counting.
-            total = window.offset + len(rows)
-        else:
-            estimate = None
-            if context.total_mode == "estimated" and connection is not None:
-                estimate = await _estimate(connection, engine, compiler.rows_statement(query), context)
-            if estimate is not None and estimate >= context.exact_total_below:
-                # At least the rows before and on this page exist, whatever the planner thinks.
-                total, estimated = max(estimate, window.offset + len(rows)), True
-            else:
-                total = int((await run(total_statement))[0]["total"])
+
+        async def count() -> int:
+            return int((await run(total_statement))[0]["total"])
+
+        async def estimate() -> int | None:
+            sql, arguments = compiler.rows_statement(query).compile_string(engine_type=engine.engine_type)
+
+            async def explain(statement: str) -> object:
+                return await connection.fetchval(statement, *arguments, timeout=context.remaining())
+
+            return await planner_rows(explain, sql)
+
+        total, estimated = await total_of(
+            query.window, len(rows), context, count=count, estimate=None if connection is None else estimate
+        )
         pairs: list[tuple[Mapping[str, Any], dict[str, Any]]] = []
         for row in rows:
             item = node.item(row)
@@ -269,18 +262,4 @@ class PiccoloBackend:
         last_key = None
         if context.keyset and rows:
             last_key = tuple(rows[-1][f"{KEY_LABEL}{index}"] for index in range(len(query.order)))
-        return Page(
-            items=[item for _, item in pairs],
-            total=total,
-            total_mode="estimated" if estimated else "exact",
-            last_key=last_key,
-        )
-
-
-async def _estimate(connection: Any, engine: Engine[Any], statement: QueryString, context: ListContext) -> int:
-    """PostgreSQL's estimate of the rows of ``statement``: ``EXPLAIN`` plans it without running it."""
-    sql, arguments = statement.compile_string(engine_type=engine.engine_type)
-    plan = await connection.fetchval("EXPLAIN (FORMAT JSON) " + sql, *arguments, timeout=context.remaining())
-    if isinstance(plan, str):
-        plan = json.loads(plan)
-    return int(plan[0]["Plan"]["Plan Rows"])
+        return Page(items=[item for _, item in pairs], total=total, total_mode="estimated" if estimated else "exact", last_key=last_key)

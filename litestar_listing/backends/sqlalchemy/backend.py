@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import weakref
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -16,24 +15,26 @@ try:
 except ImportError:  # SQLAlchemy 2.0
     from sqlalchemy.util.concurrency import await_only as await_  # type: ignore[attr-defined,no-redef,unused-ignore]
 
-from litestar_listing.backends._sqlite import CHECK_EVERY, DEFAULT_STATEMENT_TIMEOUT, StatementGuard
+from litestar_listing.backends._sqlite import (
+    CHECK_EVERY,
+    DEFAULT_STATEMENT_TIMEOUT,
+    FOLD_FUNCTION,
+    StatementGuard,
+    fold_value,
+)
 from litestar_listing.backends.base import TOTAL_MODES, Capabilities, ListContext, Page, driver_unavailable
-from litestar_listing.backends.sqlalchemy.compiler import FOLD_FUNCTION, StatementCompiler
+from litestar_listing.backends.relational.totals import planner_rows, total_of
+from litestar_listing.backends.sqlalchemy.compiler import StatementCompiler
 from litestar_listing.backends.sqlalchemy.introspection import field_info, model_graph, public_columns
 from litestar_listing.core.errors import ConfigurationError, UnavailableError
 from litestar_listing.core.query import LOOKUP_SEP, ListQuery, load_tree
 from litestar_listing.core.schema import FieldInfo, ModelGraph
-from litestar_listing.core.text import fold_case
 
 if TYPE_CHECKING:
     from advanced_alchemy.extensions.litestar import SQLAlchemyAsyncConfig
     from sqlalchemy.orm.strategy_options import _AbstractLoad
 
 __all__ = ("SQLAlchemyBackend", "prepare_engine")
-
-
-def _fold(value: object) -> object:
-    return fold_case(value) if isinstance(value, str) else value
 
 
 class _SQLitePreparer:
@@ -43,7 +44,7 @@ class _SQLitePreparer:
         self.statement_timeout = statement_timeout
 
     def __call__(self, dbapi_connection: Any, _record: Any) -> None:
-        dbapi_connection.create_function(FOLD_FUNCTION, 1, _fold, deterministic=True)
+        dbapi_connection.create_function(FOLD_FUNCTION, 1, fold_value, deterministic=True)
         if self.statement_timeout is None:
             return
         # aiosqlite runs these in the thread that owns the sqlite3 connection.
@@ -111,6 +112,8 @@ class SQLAlchemyBackend:
     """
 
     capabilities = Capabilities(keyset=True, total_modes=frozenset(TOTAL_MODES))
+    visitor = StatementCompiler
+    """The class whose ``op_<name>`` methods compile the declared operators (``check_contract``)."""
 
     def __init__(
         self,
@@ -232,20 +235,16 @@ class SQLAlchemyBackend:
             page_statement = page_statement.options(*self._loader_options(context.load))
         result = await session.execute(page_statement)
         rows = result.unique().all() if context.load else result.all()
-        window = query.window
-        estimated = False
-        if (rows and len(rows) < window.count) or (not rows and window.page == 1):
-            # A partial page is the last one, so the total is known without counting.
-            total = window.offset + len(rows)
-        else:
-            estimate = None
-            if context.total_mode == "estimated" and dialect == "postgresql":
-                estimate = await _estimate(session, total_statement)
-            if estimate is not None and estimate >= context.exact_total_below:
-                # At least the rows before and on this page exist, whatever the planner thinks.
-                total, estimated = max(estimate, window.offset + len(rows)), True
-            else:
-                total = int((await session.execute(total_statement)).scalar_one())
+
+        async def count() -> int:
+            return int((await session.execute(total_statement)).scalar_one())
+
+        async def estimate() -> int | None:
+            return await _estimate(session, total_statement)
+
+        total, estimated = await total_of(
+            query.window, len(rows), context, count=count, estimate=estimate if dialect == "postgresql" else None
+        )
         tree = load_tree(context.load)
         # Labelled columns after the entity, the same for every row; the ordering values come last.
         key_count = len(query.order) if context.keyset else 0
@@ -279,10 +278,11 @@ async def _estimate(session: AsyncSession, total_statement: Select[Any]) -> int 
     except (exc.CompileError, NotImplementedError, TypeError, ValueError):
         return None
     connection = await session.connection()
-    plan = (await connection.exec_driver_sql("EXPLAIN (FORMAT JSON) " + sql)).scalar_one()
-    if isinstance(plan, str):
-        plan = json.loads(plan)
-    return int(plan[0]["Plan"]["Plan Rows"])
+
+    async def explain(statement: str) -> object:
+        return (await connection.exec_driver_sql(statement)).scalar_one()
+
+    return await planner_rows(explain, sql)
 
 
 def _as_dict(instance: Any, load_tree: Mapping[str, Any]) -> dict[str, Any]:

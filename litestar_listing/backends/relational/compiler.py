@@ -1,0 +1,383 @@
+"""The one algorithm that compiles a ``ListQuery`` for a relational database.
+
+``RelationalCompiler`` owns every rule: the WHERE clause, each operator of the registry and its NULL
+rule, relation paths (one join alias per to-one path, semi-joins for to-many paths and for to-one
+paths a condition never holds for NULL on), ordering with NULLS LAST, keyset conditions and the
+deferred join for deep pages. A dialect (SQLAlchemy, Piccolo) subclasses it and supplies only
+primitives: columns, comparisons, LIKE rendering, joins, semi-joins, row values and statements.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Generic, Protocol, TypeVar
+
+from litestar_listing.backends.base import dispatch, field_filter, where
+from litestar_listing.core.query import FieldPath, Filter, ListQuery, OrderTerm, Search
+from litestar_listing.core.text import LikePattern, contains_pattern
+
+__all__ = ("DEFERRED_OFFSET", "KEY_LABEL", "Continue", "RelationalCompiler")
+
+DEFERRED_OFFSET = 1000
+"""From this many skipped rows on, a page is fetched by a deferred join (keys first, then rows)."""
+
+KEY_LABEL = "_listing_key_"
+"""Prefix of the labels of the ordering values a page statement selects for keyset continuation."""
+
+Expression = TypeVar("Expression")
+"""A dialect's SQL expression: SQLAlchemy's ``ColumnElement``, Piccolo's ``QueryString`` or column."""
+
+Statement = TypeVar("Statement")
+"""A dialect's complete statement: SQLAlchemy's ``Select``, Piccolo's ``QueryString``."""
+
+
+class Continue(Protocol):
+    """Walks the rest of a path from ``place`` inside a subquery of ``scope``; returns its condition."""
+
+    def __call__(self, scope: Any, place: Any, *, semi: bool) -> Any: ...  # noqa: D102
+
+
+_COMPARISONS: Mapping[str, str] = {"eq": "=", "ne": "<>", "gt": ">", "gte": ">=", "lt": "<", "lte": "<="}
+
+
+class RelationalCompiler(ABC, Generic[Expression, Statement]):
+    """Compiles queries for one listed model; subclasses supply the dialect's primitives.
+
+    Paths are walked from a *scope* (the to-one joins of one FROM clause: the main statement or one
+    subquery) and a *place* (where the walk stands: the scope's root, or a joined relation); both
+    are opaque here, made and read by the dialect.
+
+    Attributes:
+        computed: Computed aliases mapped to expressions, for ordering (spec §4.3.2).
+        base_where: A condition of the base list query ANDed first, e.g. excluding soft-deleted
+            rows (spec §4.4.11), or None when the dialect's base statement carries it.
+    """
+
+    computed: Mapping[str, Expression]
+    base_where: Expression | None = None
+
+    # -- statements ---------------------------------------------------------------------------
+    def compile(
+        self, query: ListQuery, selected: Sequence[Any] = (), *, keys: bool = False
+    ) -> tuple[Statement, Statement]:
+        """Return ``(page statement, total statement)`` for ``query``.
+
+        Args:
+            query: The query; with ``after``, the page starts after those ordering values instead of
+                at an offset (keyset continuation).
+            selected: The page's select list, for a dialect whose base statement has none (Piccolo).
+            keys: Also select each ordering term's value, labelled ``KEY_LABEL + <index>``.
+        """
+        scope = self.scope()
+        condition = self.where(scope, query)
+        # The total joins only what the WHERE clause needs: order joins never change a count.
+        total = self.total_statement(scope, condition)
+        values = [self.order_value(scope, term.path) for term in query.order]
+        order = [self.order_term(term, value) for term, value in zip(query.order, values, strict=True)]
+        labelled = [(f"{KEY_LABEL}{index}", value) for index, value in enumerate(values)] if keys else []
+        window = query.window
+        if query.after is not None:
+            after = self.keyset(query, values)
+            condition = after if condition is None else self.all_of([condition, after])
+            return self.page_statement(scope, condition, order, selected, labelled, window.count, None), total
+        if window.offset >= DEFERRED_OFFSET:
+            # A deferred join: the skipped rows are walked for their keys alone (an index-only scan
+            # where an index covers the order), and only the page's rows are read whole.
+            page_keys = self.keys_statement(scope, condition, order, window.count, window.offset)
+            chosen = self.among_keys(page_keys)
+            return self.page_statement(scope, chosen, order, selected, labelled, window.count, None), total
+        page = self.page_statement(scope, condition, order, selected, labelled, window.count, window.offset)
+        return page, total
+
+    def where(self, scope: Any, query: ListQuery) -> Expression | None:
+        """The WHERE clause: base AND forced filters AND (client filters, combined) AND search."""
+        condition = where(
+            query,
+            lambda item: self.filter(scope, field_filter(item)),
+            lambda search: self.search(scope, search),
+            self.all_of,
+            self.any_of,
+        )
+        if self.base_where is None:
+            return condition
+        return self.all_of([self.base_where, *([] if condition is None else [condition])])
+
+    # -- paths --------------------------------------------------------------------------------
+    def predicate(self, scope: Any, path: FieldPath, leaf: Callable[[Any], Expression], *, semi: bool) -> Expression:
+        """``leaf`` applied to the column at ``path``, through joins and semi-joins.
+
+        To-many steps become semi-joins (no listed row repeats, totals stay exact). With ``semi`` (a
+        ``leaf`` that never holds for NULL), a to-one step becomes a semi-join too where the dialect
+        can: the same rows (no related row, no match), the condition evaluated once per related row
+        rather than once per listed row, and a count without joins (DESIGN.md, "Relation paths").
+        On a to-one path with an identity ``leaf`` this is the (joined) column itself.
+        """
+        return self._walk(scope, self.start(scope), path, leaf, semi=semi)
+
+    def _walk(
+        self, scope: Any, place: Any, path: FieldPath, leaf: Callable[[Any], Expression], *, semi: bool
+    ) -> Expression:
+        for index, step in enumerate(path.relations):
+            relation = self.relation(place, step)
+            inner = self._continue(FieldPath(path.segments[index + 1 :]), leaf)
+            if self.is_to_many(relation):
+                return self.semi_join_many(place, relation, inner, semi=semi)
+            if semi:
+                joined = self.semi_join_one(place, relation, inner)
+                if joined is not None:
+                    return joined
+            place = self.join(scope, place, path.relations[: index + 1], relation)
+        return leaf(self.field(place, path.field))
+
+    def _continue(self, rest: FieldPath, leaf: Callable[[Any], Expression]) -> Continue:
+        def inner(scope: Any, place: Any, *, semi: bool) -> Expression:
+            return self._walk(scope, place, rest, leaf, semi=semi)
+
+        return inner
+
+    def order_value(self, scope: Any, path: FieldPath) -> Expression:
+        """The value an ordering term sorts by: a computed alias's expression or a (joined) column."""
+        if len(path.segments) == 1 and path.field in self.computed:
+            return self.computed[path.field]
+        return self.predicate(scope, path, lambda column: column, semi=False)
+
+    # -- nodes --------------------------------------------------------------------------------
+    def filter(self, scope: Any, item: Filter) -> Expression:
+        """One filter: the operator's ``op_<name>``, OR the value IS NULL when the operator matches NULL."""
+        build = dispatch(self, "op", item.operator.name, key=item.key or item.path.name)
+
+        def leaf(column: Any) -> Expression:
+            condition: Expression = build(column, item.value)
+            if item.operator.matches_null:
+                return self.any_of([condition, self.is_null(column, null=True)])
+            return condition
+
+        # A filter that NULL satisfies must see the NULL of a missing related row: it keeps the join.
+        return self.predicate(scope, item.path, leaf, semi=not item.matches_null)
+
+    def search(self, scope: Any, search: Search) -> Expression:
+        """Case-insensitive substring search over every searchable path, combined with OR (spec §4.2)."""
+        pattern = contains_pattern(search.text)
+        return self.any_of(
+            [
+                self.predicate(scope, path, lambda column: self.ilike(column, pattern), semi=True)
+                for path in search.paths
+            ]
+        )
+
+    def nullable(self, term: OrderTerm) -> bool:
+        """Whether ``term``'s value can be NULL: a relation path (a LEFT JOIN), a computed alias, a nullable column."""
+        return bool(term.path.relations) or term.path.field in self.computed or self.nullable_field(term.path.field)
+
+    def order_term(self, term: OrderTerm, value: Expression) -> Expression:
+        """One ORDER BY term over ``value``; NULLs last in both directions (DESIGN.md, "Order")."""
+        return self.ordered(value, descending=term.descending, nulls_last=self.nullable(term))
+
+    def keyset(self, query: ListQuery, values: Sequence[Expression]) -> Expression:
+        """Rows that sort after ``query.after`` in ``query.order`` (``core.cursor.follows`` in SQL).
+
+        One disjunct per term: the earlier terms equal, this one after (NULLs last); plus a bound
+        on the leading term alone, which lets the database start from an index position. When
+        every term has one direction and cannot be NULL, a row-value comparison says the same.
+        """
+        assert query.after is not None  # noqa: S101 - only called for a continued query
+        terms = list(zip(query.order, values, query.after, strict=True))
+        directions = {term.descending for term in query.order}
+        if len(directions) == 1 and not any(self.nullable(term) or bound is None for term, _, bound in terms):
+            bounds = [self.bind(bound, like=value) for _, value, bound in terms]
+            return self.row_compare(values, "<" if query.order[0].descending else ">", bounds)
+        disjuncts: list[Expression] = []
+        equal: list[Expression] = []
+        for term, value, bound in terms:
+            if bound is not None:
+                beyond = self.compare(value, "<" if term.descending else ">", self.bind(bound, like=value))
+                if self.nullable(term):
+                    beyond = self.any_of([beyond, self.is_null(value, null=True)])
+                disjuncts.append(self.all_of([*equal, beyond]))
+            equal.append(
+                self.is_null(value, null=True)
+                if bound is None
+                else self.compare(value, "=", self.bind(bound, like=value))
+            )
+        lead_term, lead, lead_bound = terms[0]
+        if lead_bound is None:
+            leading = self.is_null(lead, null=True)
+        else:
+            leading = self.compare(lead, "<=" if lead_term.descending else ">=", self.bind(lead_bound, like=lead))
+            if self.nullable(lead_term):
+                leading = self.any_of([leading, self.is_null(lead, null=True)])
+        return self.all_of([leading, self.any_of(disjuncts) if disjuncts else self.constant(value=False)])
+
+    # -- operators (one per entry of core.operators.OPERATORS) --------------------------------
+    def _compare(self, name: str, column: Any, value: Any) -> Expression:
+        return self.compare(column, _COMPARISONS[name], self.bind(value))
+
+    def op_eq(self, column: Any, value: Any) -> Expression:  # noqa: D102
+        return self._compare("eq", column, value)
+
+    def op_ne(self, column: Any, value: Any) -> Expression:  # noqa: D102
+        return self._compare("ne", column, value)
+
+    def op_gt(self, column: Any, value: Any) -> Expression:  # noqa: D102
+        return self._compare("gt", column, value)
+
+    def op_gte(self, column: Any, value: Any) -> Expression:  # noqa: D102
+        return self._compare("gte", column, value)
+
+    def op_lt(self, column: Any, value: Any) -> Expression:  # noqa: D102
+        return self._compare("lt", column, value)
+
+    def op_lte(self, column: Any, value: Any) -> Expression:  # noqa: D102
+        return self._compare("lte", column, value)
+
+    def op_in(self, column: Any, value: tuple[Any, ...]) -> Expression:  # noqa: D102
+        return (
+            self.among(column, [self.bind(item) for item in value], negate=False)
+            if value
+            else self.constant(value=False)
+        )
+
+    def op_nin(self, column: Any, value: tuple[Any, ...]) -> Expression:  # noqa: D102
+        return (
+            self.among(column, [self.bind(item) for item in value], negate=True) if value else self.constant(value=True)
+        )
+
+    def op_between(self, column: Any, value: tuple[Any, Any]) -> Expression:  # noqa: D102
+        low, high = value
+        return self.all_of([self.compare(column, ">=", self.bind(low)), self.compare(column, "<=", self.bind(high))])
+
+    def op_isnull(self, column: Any, value: bool) -> Expression:  # noqa: D102, FBT001
+        return self.is_null(column, null=value)
+
+    def op_like(self, column: Any, value: LikePattern) -> Expression:  # noqa: D102
+        return self.like(column, value)
+
+    def op_ilike(self, column: Any, value: str) -> Expression:  # noqa: D102
+        return self.ilike(column, contains_pattern(value))
+
+    def op_startswith(self, column: Any, value: str) -> Expression:  # noqa: D102
+        return self.like(column, contains_pattern(value, leading=False))
+
+    def op_istartswith(self, column: Any, value: str) -> Expression:  # noqa: D102
+        return self.ilike(column, contains_pattern(value, leading=False))
+
+    def op_endswith(self, column: Any, value: str) -> Expression:  # noqa: D102
+        return self.like(column, contains_pattern(value, trailing=False))
+
+    def op_iendswith(self, column: Any, value: str) -> Expression:  # noqa: D102
+        return self.ilike(column, contains_pattern(value, trailing=False))
+
+    # -- dialect primitives: statements -------------------------------------------------------
+    @abstractmethod
+    def scope(self) -> Any:
+        """A new scope for the main statement."""
+
+    @abstractmethod
+    def total_statement(self, scope: Any, condition: Expression | None) -> Statement:
+        """``SELECT COUNT(*)`` over the listed rows that meet ``condition``."""
+
+    @abstractmethod
+    def page_statement(
+        self,
+        scope: Any,
+        condition: Expression | None,
+        order: Sequence[Expression],
+        selected: Sequence[Any],
+        labelled: Sequence[tuple[str, Expression]],
+        limit: int,
+        offset: int | None,
+    ) -> Statement:
+        """The page: the listed rows meeting ``condition``, ordered and cut.
+
+        It selects ``selected`` (or the base statement's columns) then the ``labelled`` values.
+        ``offset`` None: no rows are skipped by offset (a keyset page or a deferred join).
+        """
+
+    @abstractmethod
+    def keys_statement(
+        self, scope: Any, condition: Expression | None, order: Sequence[Expression], limit: int, offset: int
+    ) -> Statement:
+        """The primary keys of one page, for a deferred join; uncorrelated."""
+
+    @abstractmethod
+    def among_keys(self, keys: Statement) -> Expression:
+        """``<primary key> IN (<keys>)``."""
+
+    # -- dialect primitives: paths ------------------------------------------------------------
+    @abstractmethod
+    def start(self, scope: Any) -> Any:
+        """The place at ``scope``'s root."""
+
+    @abstractmethod
+    def relation(self, place: Any, name: str) -> Any:
+        """The relation ``name`` of the model at ``place``."""
+
+    @abstractmethod
+    def is_to_many(self, relation: Any) -> bool:
+        """Whether ``relation`` reaches many rows."""
+
+    @abstractmethod
+    def join(self, scope: Any, place: Any, steps: tuple[str, ...], relation: Any) -> Any:
+        """The place across the to-one ``relation``: one LEFT JOIN alias per path ``steps`` in ``scope``."""
+
+    @abstractmethod
+    def semi_join_one(self, place: Any, relation: Any, inner: Continue) -> Expression | None:
+        """``<key> IN (SELECT <target key> FROM <target> WHERE <inner>)``, or None where it cannot be had."""
+
+    @abstractmethod
+    def semi_join_many(self, place: Any, relation: Any, inner: Continue, *, semi: bool) -> Expression:
+        """A condition that some row of the to-many ``relation`` meets ``inner``."""
+
+    @abstractmethod
+    def field(self, place: Any, name: str) -> Any:
+        """The column of field ``name`` at ``place``."""
+
+    @abstractmethod
+    def nullable_field(self, name: str) -> bool:
+        """Whether the listed model's own field ``name`` can be NULL."""
+
+    # -- dialect primitives: conditions and values --------------------------------------------
+    @abstractmethod
+    def all_of(self, parts: Sequence[Expression]) -> Expression:
+        """``parts`` combined with AND (one part: itself)."""
+
+    @abstractmethod
+    def any_of(self, parts: Sequence[Expression]) -> Expression:
+        """``parts`` combined with OR (one part: itself)."""
+
+    @abstractmethod
+    def constant(self, *, value: bool) -> Expression:
+        """A condition that always (``value``) or never holds."""
+
+    @abstractmethod
+    def bind(self, value: Any, like: Any = None) -> Any:
+        """A coerced value as a bind parameter; ``like`` is the expression it is compared with, if typed."""
+
+    @abstractmethod
+    def compare(self, left: Any, operator: str, right: Any) -> Expression:
+        """``left <operator> right``; ``operator`` is one of ``= <> < <= > >=``."""
+
+    @abstractmethod
+    def row_compare(self, left: Sequence[Any], operator: str, right: Sequence[Any]) -> Expression:
+        """The row-value comparison ``(left...) <operator> (right...)``."""
+
+    @abstractmethod
+    def among(self, column: Any, values: Sequence[Any], *, negate: bool) -> Expression:
+        """``column IN (values)``, or ``NOT IN`` with ``negate``; ``values`` is never empty."""
+
+    @abstractmethod
+    def is_null(self, value: Any, *, null: bool) -> Expression:
+        """``value IS NULL`` (``null``) or ``IS NOT NULL``."""
+
+    @abstractmethod
+    def ordered(self, value: Any, *, descending: bool, nulls_last: bool) -> Expression:
+        """One ORDER BY term."""
+
+    @abstractmethod
+    def like(self, column: Any, pattern: LikePattern) -> Expression:
+        """The case-sensitive pattern match (GLOB on SQLite, LIKE elsewhere; DESIGN.md, "Operators")."""
+
+    @abstractmethod
+    def ilike(self, column: Any, pattern: LikePattern) -> Expression:
+        """The match ignoring case by Unicode case folding on every database (DESIGN.md, "Operators")."""

@@ -1,0 +1,64 @@
+"""The total of a relational list: told by a partial page, estimated by the planner, or counted.
+
+Shared by the SQL backends so that the rules of spec §2.2 and of estimated totals hold alike.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from litestar_listing.backends.base import ListContext
+    from litestar_listing.core.query import Window
+
+__all__ = ("planner_rows", "total_of")
+
+
+async def total_of(
+    window: Window,
+    found: int,
+    context: ListContext,
+    *,
+    count: Callable[[], Awaitable[int]],
+    estimate: Callable[[], Awaitable[int | None]] | None,
+) -> tuple[int, bool]:
+    """The total of a list whose page holds ``found`` rows, and whether it is an estimate.
+
+    A partial page (or an empty first page) is the last one, so the total is known without
+    counting. Otherwise, with ``context.total_mode == "estimated"`` and an ``estimate`` (PostgreSQL), the
+    planner's estimate stands when it is at least ``context.exact_total_below``, raised to the rows
+    before and on this page, which exist whatever the planner thinks; else ``count`` counts.
+
+    Args:
+        window: The page asked for.
+        found: Rows on the page (at most ``window.count``).
+        context: The call's context (``total``, ``exact_total_below``).
+        count: Runs the exact count.
+        estimate: Asks the planner for its estimate (None where the store has none to give, or
+            the estimate cannot be had).
+
+    Returns:
+        ``(total, estimated)``.
+    """
+    if (found and found < window.count) or (not found and window.page == 1):
+        return window.offset + found, False
+    if context.total_mode == "estimated" and estimate is not None:
+        estimated = await estimate()
+        if estimated is not None and estimated >= context.exact_total_below:
+            return max(estimated, window.offset + found), True
+    return await count(), False
+
+
+async def planner_rows(explain: Callable[[str], Awaitable[object]], sql: str) -> int:
+    """PostgreSQL's estimate of the rows ``sql`` yields: ``EXPLAIN`` plans it without running it.
+
+    Args:
+        explain: Runs a statement and returns the single value of its single row.
+        sql: The statement, its parameters left to ``explain``.
+    """
+    plan = await explain("EXPLAIN (FORMAT JSON) " + sql)
+    if isinstance(plan, str):
+        plan = json.loads(plan)
+    return int(plan[0]["Plan"]["Plan Rows"])  # type: ignore[index]
