@@ -262,4 +262,9 @@ class PiccoloBackend:
         last_key = None
         if context.keyset and rows:
             last_key = tuple(rows[-1][f"{KEY_LABEL}{index}"] for index in range(len(query.order)))
-        return Page(items=[item for _, item in pairs], total=total, total_mode="estimated" if estimated else "exact", last_key=last_key)
+        return Page(
+            items=[item for _, item in pairs],
+            total=total,
+            total_mode="estimated" if estimated else "exact",
+            last_key=last_key,
+        )
