@@ -61,6 +61,7 @@ def item_type(
     computed: Mapping[str, FieldInfo] | None = None,
     load: tuple[str, ...] = (),
     extra: Mapping[str, Any] | None = None,
+    module: str | None = None,
 ) -> type[msgspec.Struct]:
     """A struct describing the default item dict: non-private columns, computed values, loaded relations.
 
@@ -70,6 +71,8 @@ def item_type(
         computed: Computed aliases (spec §4.3.2), listed after the columns.
         load: Eager-loaded relation paths (spec §4.5), nested as objects or arrays of objects.
         extra: Fields that enrichment adds (spec §4.6), by name and type.
+        module: The structs' ``__module__``: Litestar names a component by its bare name unless two
+            types share it, then by the parts of ``module`` that tell them apart.
 
     Returns:
         A ``msgspec.Struct`` subclass used for documentation only.
@@ -86,7 +89,7 @@ def item_type(
             relation = entity.relations[relation_name]
             nested = build(f"{struct_name}{relation_name.title().replace('_', '')}", relation.target, child, {})
             fields.append((relation_name, list[nested] if relation.to_many else nested | None))  # type: ignore[valid-type]
-        return msgspec.defstruct(struct_name, fields, kw_only=True)
+        return msgspec.defstruct(struct_name, fields, kw_only=True, module=module)
 
     more: dict[str, Any] = {key: python_type(info) for key, info in (computed or {}).items()}
     more.update(extra or {})
