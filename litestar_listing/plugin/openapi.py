@@ -186,8 +186,8 @@ def _operator_schema(
 def _takes_empty(info: FieldInfo, operator: Operator) -> bool:
     """Whether ``name__op=`` (an empty value) is a valid value: text, or a LIKE pattern.
 
-    Comma lists keep the default (no empty value): for text fields the empty list is already valid
-    by their schema, and declaring it twice makes clients unable to tell a scalar from a list.
+    List parameters keep the default (no empty value): an empty list is sent as no parameter at all,
+    and for text fields an empty item is already valid by the item schema.
     """
     return operator.kind in {ValueKind.TEXT, ValueKind.PATTERN} or (
         info.type is ValueType.TEXT and operator.kind is ValueKind.FIELD
