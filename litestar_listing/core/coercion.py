@@ -310,12 +310,15 @@ class ValueCodec:
         neighbours: ``(field, value) -> texts`` of values next to ``value`` (the next integer, day,
             second...); empty for text, whose neighbours are its fragments.
         edges: ``field -> texts`` of valid values at the ends of the range (empty for text).
+        python_type: ``field -> type`` of the values a store holds (``int``, ``datetime``, the enum
+            class), e.g. for the item schema in OpenAPI.
     """
 
     parse: Callable[[FieldInfo, str], object]
     describe: Callable[[FieldInfo], str]
     schema: Callable[[FieldInfo], dict[str, object]]
     name: Callable[[FieldInfo], str]
+    python_type: Callable[[FieldInfo], type[object]]
     spellings: Callable[[FieldInfo, object], tuple[str, ...]] = _spell_as_text
     neighbours: Callable[[FieldInfo, object], tuple[str, ...]] = _none
     edges: Callable[[FieldInfo], tuple[str, ...]] = _none
@@ -332,12 +335,14 @@ CODECS: Mapping[ValueType, ValueCodec] = MappingProxyType(
             describe=_fixed("text"),
             schema=lambda _info: {"type": "string", "pattern": _NO_NUL},
             name=_fixed("Text"),
+            python_type=lambda _info: str,
         ),
         ValueType.INTEGER: ValueCodec(
             parse=_integer,
             describe=lambda info: "an integer from {} to {}".format(*_integer_bounds(info)),
             schema=_integer_schema,
             name=lambda info: f"Int{info.bits}",
+            python_type=lambda _info: int,
             spellings=_spell_integer,
             neighbours=_near_integer,
             edges=lambda info: ("0", "-1", *(str(bound) for bound in _integer_bounds(info))),
@@ -347,6 +352,7 @@ CODECS: Mapping[ValueType, ValueCodec] = MappingProxyType(
             describe=_fixed("a finite number"),
             schema=lambda _info: {"type": "number", "minimum": -_FLOAT_BOUND, "maximum": _FLOAT_BOUND},
             name=_fixed("Float"),
+            python_type=lambda _info: float,
             spellings=_spell_float,
             neighbours=_near_float,
             edges=lambda _info: ("0", "-0.0", "0.1", "1e-300", "1E300", ".5"),
@@ -360,6 +366,7 @@ CODECS: Mapping[ValueType, ValueCodec] = MappingProxyType(
                 "maxLength": _MAX_NUMBER_TEXT,
             },
             name=_fixed("Decimal"),
+            python_type=lambda _info: decimal.Decimal,
             spellings=_spell_decimal,
             neighbours=_near_decimal,
             edges=lambda _info: ("0", "-0.00", "0.001", "99999999.99", "123456789.5", "1E-5", ".5"),
@@ -369,6 +376,7 @@ CODECS: Mapping[ValueType, ValueCodec] = MappingProxyType(
             describe=_fixed(_BOOLEAN_TEXT),
             schema=lambda _info: {"type": "boolean"},
             name=_fixed("Boolean"),
+            python_type=lambda _info: bool,
             spellings=_spell_boolean,
             neighbours=_near_boolean,
             edges=lambda _info: ("true", "false", "1", "0", "yes", "no", "TRUE", "No"),
@@ -378,6 +386,7 @@ CODECS: Mapping[ValueType, ValueCodec] = MappingProxyType(
             describe=_fixed("a date as YYYY-MM-DD"),
             schema=lambda _info: {"type": "string", "format": "date", "pattern": f"^{_CALENDAR_DATE}$"},
             name=_fixed("Date"),
+            python_type=lambda _info: dt.date,
             spellings=_spell_date,
             neighbours=_near_date,
             edges=lambda _info: ("0001-01-01", "9999-12-31", "2024-02-29", "2013-12-31"),
@@ -387,6 +396,7 @@ CODECS: Mapping[ValueType, ValueCodec] = MappingProxyType(
             describe=_fixed("an ISO 8601 date-time (YYYY-MM-DDTHH:MM[:SS[.ffffff]][Z|±HH:MM]) or a date"),
             schema=lambda _info: {"type": "string", "pattern": _DATETIME_PATTERN},
             name=_fixed("DateTime"),
+            python_type=lambda _info: dt.datetime,
             spellings=_spell_datetime,
             neighbours=_near_datetime,
             edges=lambda _info: (
@@ -402,6 +412,7 @@ CODECS: Mapping[ValueType, ValueCodec] = MappingProxyType(
             describe=_fixed("a UUID"),
             schema=lambda _info: {"type": "string", "format": "uuid"},
             name=_fixed("UUID"),
+            python_type=lambda _info: uuid.UUID,
             spellings=_spell_uuid,
             neighbours=_near_uuid,
             edges=lambda _info: ("00000000-0000-0000-0000-000000000000", "ffffffffffffffffffffffffffffffff"),
@@ -412,6 +423,7 @@ CODECS: Mapping[ValueType, ValueCodec] = MappingProxyType(
             schema=lambda info: {"type": "string", "enum": _enum_values(info)},
             # Not the enum's own name: Litestar shares the enum of an item's field under that one.
             name=lambda info: f"{info.enum.__name__ if info.enum is not None else 'Enum'}Value",
+            python_type=lambda info: info.enum or str,
             neighbours=lambda info, _value: tuple(_enum_values(info)),
             edges=lambda info: tuple(_enum_values(info)),
         ),
@@ -420,6 +432,7 @@ CODECS: Mapping[ValueType, ValueCodec] = MappingProxyType(
             describe=_fixed("an identifier"),
             schema=lambda _info: {"type": "string"},
             name=_fixed("Identifier"),
+            python_type=lambda _info: str,
         ),
     }
 )

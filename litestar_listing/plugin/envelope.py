@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import datetime as dt
-import decimal
 import math
-import uuid
 from collections.abc import Mapping
 from typing import Any, Literal
 
 import msgspec
 
+from litestar_listing.core.coercion import CODECS
 from litestar_listing.core.query import load_tree
-from litestar_listing.core.schema import FieldInfo, ModelGraph, ValueType
+from litestar_listing.core.schema import FieldInfo, ModelGraph
 
 __all__ = ("Pagination", "envelope_type", "item_type", "pagination", "python_type")
 
@@ -35,22 +33,9 @@ def pagination(page: int, count: int, total: int) -> Pagination:
     return Pagination(page=page, count=count, total=total, total_pages=math.ceil(total / count))
 
 
-_PYTHON_TYPES: Mapping[ValueType, type[Any]] = {
-    ValueType.TEXT: str,
-    ValueType.INTEGER: int,
-    ValueType.FLOAT: float,
-    ValueType.DECIMAL: decimal.Decimal,
-    ValueType.BOOLEAN: bool,
-    ValueType.DATE: dt.date,
-    ValueType.DATETIME: dt.datetime,
-    ValueType.UUID: uuid.UUID,
-    ValueType.IDENTIFIER: str,
-}
-
-
 def python_type(info: FieldInfo) -> Any:
     """The Python type of ``info``'s values (``T | None`` when nullable), for OpenAPI schemas."""
-    base: Any = info.enum if info.type is ValueType.ENUM and info.enum is not None else _PYTHON_TYPES[info.type]
+    base: Any = CODECS[info.type].python_type(info)
     return base | None if info.nullable else base
 
 
