@@ -78,6 +78,17 @@ def docs(session: nox.Session) -> None:
 
 
 @nox.session(default=False)
+def clients(session: nox.Session) -> None:
+    """openapi-python-client generates a client from the demo's OpenAPI; the tests use it on the demo (SQLite).
+
+    openapi-spec-validator checks the same document. See tests/clients/test_generated_client.py.
+    """
+    _install(session, "test", "clients")
+    env = {"LISTING_BACKENDS": "sqlalchemy", "LISTING_DATABASES": "sqlite"}
+    session.run("pytest", "tests/clients", *session.posargs, env=env)
+
+
+@nox.session(default=False)
 def browser(session: nox.Session) -> None:
     """The demo's API explorer in headless Chromium: a filtered flights list run from the page, offline.
 

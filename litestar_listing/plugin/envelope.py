@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import datetime as dt
-import decimal
 import math
-import uuid
 from collections.abc import Mapping
 from typing import Any, Literal
 
 import msgspec
 
+from litestar_listing.core.coercion import CODECS
 from litestar_listing.core.query import load_tree
-from litestar_listing.core.schema import FieldInfo, ModelGraph, ValueType
+from litestar_listing.core.schema import FieldInfo, ModelGraph
 
 __all__ = ("Pagination", "envelope_type", "item_type", "pagination", "python_type")
 
@@ -35,22 +33,9 @@ def pagination(page: int, count: int, total: int) -> Pagination:
     return Pagination(page=page, count=count, total=total, total_pages=math.ceil(total / count))
 
 
-_PYTHON_TYPES: Mapping[ValueType, type[Any]] = {
-    ValueType.TEXT: str,
-    ValueType.INTEGER: int,
-    ValueType.FLOAT: float,
-    ValueType.DECIMAL: decimal.Decimal,
-    ValueType.BOOLEAN: bool,
-    ValueType.DATE: dt.date,
-    ValueType.DATETIME: dt.datetime,
-    ValueType.UUID: uuid.UUID,
-    ValueType.IDENTIFIER: str,
-}
-
-
 def python_type(info: FieldInfo) -> Any:
     """The Python type of ``info``'s values (``T | None`` when nullable), for OpenAPI schemas."""
-    base: Any = info.enum if info.type is ValueType.ENUM and info.enum is not None else _PYTHON_TYPES[info.type]
+    base: Any = CODECS[info.type].python_type(info)
     return base | None if info.nullable else base
 
 
@@ -61,6 +46,7 @@ def item_type(
     computed: Mapping[str, FieldInfo] | None = None,
     load: tuple[str, ...] = (),
     extra: Mapping[str, Any] | None = None,
+    module: str | None = None,
 ) -> type[msgspec.Struct]:
     """A struct describing the default item dict: non-private columns, computed values, loaded relations.
 
@@ -70,6 +56,8 @@ def item_type(
         computed: Computed aliases (spec §4.3.2), listed after the columns.
         load: Eager-loaded relation paths (spec §4.5), nested as objects or arrays of objects.
         extra: Fields that enrichment adds (spec §4.6), by name and type.
+        module: The structs' ``__module__``: Litestar names a component by its bare name unless two
+            types share it, then by the parts of ``module`` that tell them apart.
 
     Returns:
         A ``msgspec.Struct`` subclass used for documentation only.
@@ -86,7 +74,7 @@ def item_type(
             relation = entity.relations[relation_name]
             nested = build(f"{struct_name}{relation_name.title().replace('_', '')}", relation.target, child, {})
             fields.append((relation_name, list[nested] if relation.to_many else nested | None))  # type: ignore[valid-type]
-        return msgspec.defstruct(struct_name, fields, kw_only=True)
+        return msgspec.defstruct(struct_name, fields, kw_only=True, module=module)
 
     more: dict[str, Any] = {key: python_type(info) for key, info in (computed or {}).items()}
     more.update(extra or {})

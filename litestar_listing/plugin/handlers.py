@@ -8,14 +8,17 @@ from typing import Any
 from litestar import Request, Response, get
 from litestar.handlers import HTTPRouteHandler
 
-from litestar_listing.plugin.openapi import list_operation_class
+from litestar_listing.plugin.openapi import SharedSchemas, list_operation_class
 from litestar_listing.plugin.resource import Resource
 
 __all__ = ("list_handler",)
 
 
-def list_handler(resource: Resource, path_prefix: str) -> HTTPRouteHandler:
-    """A ``GET {path_prefix}/<name>/`` handler answering ``resource``'s list action (spec §4.1)."""
+def list_handler(resource: Resource, path_prefix: str, shared: SharedSchemas) -> HTTPRouteHandler:
+    """A ``GET {path_prefix}/<name>/`` handler answering ``resource``'s list action (spec §4.1).
+
+    Its OpenAPI operation refers to schemas collected in ``shared``.
+    """
     resource.build()
 
     async def list_items(request: Request[Any, Any, Any]) -> Any:
@@ -31,5 +34,5 @@ def list_handler(resource: Resource, path_prefix: str) -> HTTPRouteHandler:
         summary=f"List {resource.name}",
         description=resource.description or None,
         tags=[resource.name],
-        operation_class=list_operation_class(resource),
+        operation_class=list_operation_class(resource, shared),
     )(list_items)

@@ -6,13 +6,14 @@ than declared on the handler's signature (which would make Litestar validate the
 
 from __future__ import annotations
 
-import re
-import sys
-from dataclasses import dataclass
+import copy
+from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
 from litestar.enums import ParamType
+from litestar.exceptions import ImproperlyConfiguredException
 from litestar.openapi.spec import (
+    Components,
     OpenAPIHeader,
     OpenAPIMediaType,
     OpenAPIResponse,
@@ -23,97 +24,175 @@ from litestar.openapi.spec import (
     Schema,
 )
 
-from litestar_listing.core.coercion import _MAX_NUMBER_TEXT, describe_type
+from litestar_listing.core.coercion import CODECS, value_schema
 from litestar_listing.core.cursor import CURSOR_PARAMETER
 from litestar_listing.core.operators import Operator, ValueKind
-from litestar_listing.core.parsing import MAX_OFFSET, Limits
+from litestar_listing.core.parsing import MAX_OFFSET
 from litestar_listing.core.query import LOOKUP_SEP, FilterSyntax
 from litestar_listing.core.schema import FieldInfo, ValueType
 
 if TYPE_CHECKING:
+    from litestar.openapi import OpenAPIConfig
+
     from litestar_listing.plugin.resource import Resource
 
-__all__ = ("error_schema", "list_operation_class", "list_parameters")
+__all__ = (
+    "ListingComponents",
+    "SharedSchemas",
+    "error_schema",
+    "list_operation_class",
+    "list_parameters",
+    "with_shared_schemas",
+)
 
-
-_NO_NUL = r"^[^\x00]*$"
-"""Text without NUL characters: the engine refuses them (no database stores them in text)."""
 
 _LIKE_PATTERN = r"^([^\x00\\]|\\[^\x00])*$"
 """A LIKE pattern: no NUL, and a backslash always escapes a next character (none may end it)."""
 
-_YEAR = r"(000[1-9]|00[1-9][0-9]|0[1-9][0-9]{2}|[1-9][0-9]{3})"
-_LEAP_YEAR = r"([0-9]{2}(0[48]|[2468][048]|[13579][26])|(0[48]|[2468][048]|[13579][26])00)"
-_DATE = (
-    rf"({_YEAR}-((0[1-9]|1[0-2])-(0[1-9]|1[0-9]|2[0-8])|(0[13-9]|1[0-2])-(29|30)|(0[13578]|1[02])-31)"
-    rf"|{_LEAP_YEAR}-02-29)"
-)
-"""A calendar date, years 1 to 9999 (Python's), 29 February in leap years only: RFC 3339 ``full-date``
-without year 0, which is what ``coerce`` accepts."""
+_LIKE_DESCRIPTION = "a LIKE pattern: % any run of characters, _ one character, a backslash escapes the next one"
 
-_TIME = r"([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\.[0-9]{1,6})?)?"
-_OFFSET = r"(Z|z|[+-]([01][0-9]|2[0-3]):?[0-9]{2})"
-_DATETIME_PATTERN = rf"^{_DATE}([T ]{_TIME}{_OFFSET}?)?$"
-"""What ``coerce`` reads as a date-time: ISO 8601 with ``T`` or a space, optional seconds, fraction and
-offset (none is UTC), or a bare date (midnight UTC). Wider than RFC 3339 ``date-time``, which would
-call valid values invalid (and narrower: no lowercase ``t``, at most 6 fraction digits)."""
-
-_FLOAT_BOUND = sys.float_info.max
-"""Finite numbers only: past it the text reads as infinity, which is refused."""
+_JSON_KEYS = {"maxLength": "max_length", "minLength": "min_length", "maxItems": "max_items", "minItems": "min_items"}
 
 
-def _value_schema(info: FieldInfo) -> Schema:
-    if info.type is ValueType.INTEGER:
-        bound = 2 ** (info.bits - 1)
-        return Schema(type=OpenAPIType.INTEGER, minimum=-bound, maximum=bound - 1)
-    if info.type is ValueType.FLOAT:
-        return Schema(type=OpenAPIType.NUMBER, minimum=-_FLOAT_BOUND, maximum=_FLOAT_BOUND)
-    if info.type is ValueType.DECIMAL:
-        return Schema(
-            type=OpenAPIType.STRING,
-            pattern=r"^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]{1,4})?$",
-            max_length=_MAX_NUMBER_TEXT,
+def _inline(schema: dict[str, Any]) -> Schema:
+    """Litestar's ``Schema`` of a plain JSON Schema dict of ``core.coercion`` (no nested schemas)."""
+    values = {_JSON_KEYS.get(key, key): value for key, value in schema.items()}
+    return Schema(**{**values, "type": OpenAPIType(values["type"])})
+
+
+class SharedSchemas:
+    """Schemas the list operations of one ``ListingPlugin`` share through ``components/schemas``.
+
+    Litestar writes ``components/schemas`` from its own registry of Python types, so these join it
+    through ``ListingComponents`` (see ``with_shared_schemas``).
+    """
+
+    __slots__ = ("schemas",)
+
+    def __init__(self) -> None:
+        self.schemas: dict[str, dict[str, Any]] = {}
+        """Each shared schema by component name, in JSON Schema key names."""
+
+    def reference(self, name: str, schema: dict[str, Any]) -> Reference:
+        """A ``$ref`` to ``schema`` shared as ``name``; another schema under that name gets ``name2``, ...
+
+        Args:
+            name: The component's name.
+            schema: JSON Schema (OpenAPI 3.1) in JSON's key names.
+
+        Returns:
+            ``{"$ref": "#/components/schemas/<name>"}``.
+        """
+        key, suffix = name, 2
+        while self.schemas.setdefault(key, schema) != schema:
+            key, suffix = f"{name}{suffix}", suffix + 1
+        return Reference(ref=f"#/components/schemas/{key}")
+
+    def value(self, info: FieldInfo) -> Reference:
+        """A ``$ref`` to the schema of ``info``'s values (``core.coercion.value_schema``)."""
+        return self.reference(CODECS[info.type].name(info), value_schema(info))
+
+
+@dataclass
+class ListingComponents(Components):
+    """``Components`` whose ``schemas`` also carry the listing's shared schemas.
+
+    Litestar replaces ``components.schemas`` with the schemas of its own type registry when it builds
+    the document; the listing's are merged in when the document is written.
+
+    Raises:
+        ImproperlyConfiguredException: When written, an application type has the name of a
+            different listing schema (e.g. a model called ``DateTime``).
+    """
+
+    listing_schemas: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Shared schemas by component name (``SharedSchemas.schemas``)."""
+
+    @property
+    def _exclude_fields(self) -> set[str]:
+        return {"listing_schemas"}
+
+    def to_schema(self) -> dict[str, Any]:
+        """The components object, the listing's schemas merged into ``schemas`` in name order."""
+        result = super().to_schema()
+        own = result.get("schemas", {})
+        clashes = sorted(
+            name for name in set(own) & set(self.listing_schemas) if own[name] != self.listing_schemas[name]
         )
-    if info.type is ValueType.BOOLEAN:
-        return Schema(type=OpenAPIType.BOOLEAN)
-    if info.type is ValueType.DATE:
-        return Schema(type=OpenAPIType.STRING, format="date", pattern=f"^{_DATE}$")  # type: ignore[arg-type]
-    if info.type is ValueType.DATETIME:
-        return Schema(type=OpenAPIType.STRING, pattern=_DATETIME_PATTERN)
-    if info.type is ValueType.UUID:
-        return Schema(type=OpenAPIType.STRING, format="uuid")  # type: ignore[arg-type]
-    if info.type is ValueType.ENUM and info.enum is not None:
-        return Schema(type=OpenAPIType.STRING, enum=[str(member.value) for member in info.enum])
-    if info.type is ValueType.TEXT:
-        return Schema(type=OpenAPIType.STRING, pattern=_NO_NUL)
-    return Schema(type=OpenAPIType.STRING)
+        if clashes:
+            msg = f"OpenAPI components/schemas {clashes} name both an application type and a listing value schema"
+            raise ImproperlyConfiguredException(msg)
+        merged = {**self.listing_schemas, **own}
+        if merged:
+            result["schemas"] = dict(sorted(merged.items()))
+        return result
 
 
-def _operator_schema(info: FieldInfo, operator: Operator, limits: Limits) -> tuple[Schema, bool | None]:
-    """The schema of ``info``'s values under ``operator``, and ``explode`` (False for comma lists)."""
+def with_shared_schemas(config: OpenAPIConfig, shared: SharedSchemas) -> OpenAPIConfig:
+    """A copy of ``config`` whose components also write ``shared``'s schemas (``config`` is not changed).
+
+    Args:
+        config: The application's OpenAPI configuration; a list of ``Components`` is merged as
+            Litestar merges it.
+        shared: The schemas the list operations refer to.
+    """
+    parts = config.components if isinstance(config.components, list) else [config.components]
+    values: dict[str, Any] = {}
+    for part in parts:
+        for item in fields(Components):
+            value = getattr(part, item.name, None)
+            if value:
+                values[item.name] = {**(values.get(item.name) or {}), **value}
+    # A shallow copy: ``dataclasses.replace`` would run the config's ``__post_init__`` (and its warnings) again.
+    copied = copy.copy(config)
+    copied.components = ListingComponents(**values, listing_schemas=shared.schemas)
+    return copied
+
+
+@dataclass
+class _QueryParameter(Parameter):
+    """A ``Parameter`` written without the fields that only repeat OpenAPI's defaults.
+
+    ``required``, ``deprecated``, ``allowEmptyValue`` and ``allowReserved`` default to false; a list
+    operation has hundreds of parameters, and writing four defaults on each was a quarter of the document.
+    """
+
+    def to_schema(self) -> dict[str, Any]:
+        """The parameter object without its false defaults."""
+        return {key: value for key, value in super().to_schema().items() if value is not False or key == "explode"}
+
+
+def _operator_schema(
+    info: FieldInfo, operator: Operator, resource: Resource, shared: SharedSchemas
+) -> Schema | Reference:
+    """The schema of ``info``'s values under ``operator``."""
     if operator.kind is ValueKind.LIST:
-        # ``a,b`` is two values. An empty list is sent as an empty value, which is one empty text:
-        # only text fields accept it.
-        items = _value_schema(info)
-        least = None if info.type is ValueType.TEXT else 1
-        return Schema(type=OpenAPIType.ARRAY, items=items, min_items=least, max_items=limits.max_in_values), False
+        # Sent as a repeated parameter (``f__in=a&f__in=b``, what client generators write); an empty
+        # list sends nothing. The engine also splits each value at commas.
+        items = shared.value(info)
+        values = {"type": "array", "items": {"$ref": items.ref}, "maxItems": resource.limits.max_in_values}
+        return shared.reference(items.ref.rsplit("/", 1)[1] + "List", values)
     if operator.kind is ValueKind.RANGE:
-        value = _value_schema(info)
-        return Schema(type=OpenAPIType.ARRAY, items=value, min_items=2, max_items=2), False
+        # ``low,high`` in one parameter (``explode: false``, see ``list_parameters``).
+        bound = shared.value(info)
+        pair = {"type": "array", "items": {"$ref": bound.ref}, "minItems": 2, "maxItems": 2}
+        return shared.reference(bound.ref.rsplit("/", 1)[1] + "Range", pair)
     if operator.kind is ValueKind.FLAG:
-        return Schema(type=OpenAPIType.BOOLEAN), None
+        # Inline: ``{"type": "boolean"}`` is shorter than a reference to it.
+        return _inline(CODECS[ValueType.BOOLEAN].schema(info))
     if operator.kind is ValueKind.PATTERN:
-        return Schema(type=OpenAPIType.STRING, pattern=_LIKE_PATTERN), None
+        pattern = {"type": "string", "pattern": _LIKE_PATTERN, "description": _LIKE_DESCRIPTION}
+        return shared.reference("LikePattern", pattern)
     if operator.kind is ValueKind.TEXT:
-        return Schema(type=OpenAPIType.STRING, pattern=_NO_NUL), None
-    return _value_schema(info), None
+        return shared.value(FieldInfo(operator.name, ValueType.TEXT))
+    return shared.value(info)
 
 
 def _takes_empty(info: FieldInfo, operator: Operator) -> bool:
     """Whether ``name__op=`` (an empty value) is a valid value: text, or a LIKE pattern.
 
-    Comma lists keep the default (no empty value): for text fields the empty list is already valid
-    by their schema, and declaring it twice makes clients unable to tell a scalar from a list.
+    List parameters keep the default (no empty value): an empty list is sent as no parameter at all,
+    and for text fields an empty item is already valid by the item schema.
     """
     return operator.kind in {ValueKind.TEXT, ValueKind.PATTERN} or (
         info.type is ValueType.TEXT and operator.kind is ValueKind.FIELD
@@ -132,67 +211,72 @@ def _forced_paths(resource: Resource) -> set[str]:
     return {path for scope in resource.scopes for path in scope.fields}
 
 
-def list_parameters(resource: Resource) -> list[Parameter]:
+def list_parameters(resource: Resource, shared: SharedSchemas) -> list[Parameter]:
     """The query parameters of ``resource``'s list endpoint (spec §4.1), filters last.
+
+    Args:
+        resource: The built resource.
+        shared: Where the value schemas the parameters refer to are collected.
 
     Returns:
         ``page``, ``count``, ``search`` (when the resource has searchable fields), ``order_by``
-        with a pattern of its allowed names, and one parameter per exposed filter path and
-        operator (``path`` for equality, ``path__op`` otherwise); for document-store resources
+        as an array of its allowed ``[-]field`` terms, and one parameter per exposed filter path
+        and operator (``path`` for equality, ``path__op`` otherwise); for document-store resources
         one per field, reference alias and raw key instead (spec §4.4.9).
     """
     field_map, limits = resource.field_map, resource.limits
-    parameters = [
-        Parameter(
+    parameters: list[Parameter] = [
+        _QueryParameter(
             name="page",
             param_in=ParamType.QUERY,
-            required=False,
             description="Page number, from 1 (spec §4.7); (page - 1) x count must stay within a 64-bit row offset.",
             schema=Schema(type=OpenAPIType.INTEGER, minimum=1, maximum=MAX_OFFSET + 1, default=1),
         ),
-        Parameter(
+        _QueryParameter(
             name="count",
             param_in=ParamType.QUERY,
-            required=False,
             description="Page size.",
             schema=Schema(type=OpenAPIType.INTEGER, minimum=1, maximum=limits.max_count, default=limits.default_count),
         ),
     ]
     if field_map.searchable:
         names = ", ".join(exposed.path.name for exposed in field_map.searchable)
+        text = _inline(value_schema(FieldInfo("search", ValueType.TEXT)))
         parameters.append(
-            Parameter(
+            _QueryParameter(
                 name="search",
                 param_in=ParamType.QUERY,
-                required=False,
                 description=f"Case-insensitive substring search over: {names}. Empty: no search.",
-                schema=Schema(type=OpenAPIType.STRING, max_length=limits.max_search_length, pattern=_NO_NUL),
+                schema=Schema(type=OpenAPIType.STRING, max_length=limits.max_search_length, pattern=text.pattern),
                 allow_empty_value=True,
             )
         )
     orderable = sorted(field_map.orderable)
-    term = "-?(" + "|".join(re.escape(name) for name in orderable) + ")"
+    default = ",".join(("-" if term.descending else "") + term.path.name for term in field_map.default_order)
     parameters.append(
-        Parameter(
+        _QueryParameter(
             name="order_by",
             param_in=ParamType.QUERY,
-            required=False,
             description=(
-                "Comma-separated ordering terms, '-' for descending, each field at most once; the primary key "
-                "breaks ties. Empty or absent: the default, "
-                f"{','.join(('-' if t.descending else '') + t.path.name for t in field_map.default_order)}. "
-                f"Orderable: {', '.join(orderable)}."
+                "Ordering terms, comma-separated, '-' for descending, each field at most once; the primary key "
+                f"breaks ties. Empty or absent: the default, {default}."
             ),
-            schema=Schema(type=OpenAPIType.STRING, pattern=f"^{term}(,{term})*$"),
+            schema=Schema(
+                type=OpenAPIType.ARRAY,
+                items=Schema(
+                    type=OpenAPIType.STRING, enum=[f"{sign}{name}" for name in orderable for sign in ("", "-")]
+                ),
+                unique_items=True,
+            ),
+            explode=False,
             allow_empty_value=True,  # ``order_by=`` is the default order, as an absent parameter
         )
     )
     if resource.keyset:
         parameters.append(
-            Parameter(
+            _QueryParameter(
                 name=CURSOR_PARAMETER,
                 param_in=ParamType.QUERY,
-                required=False,
                 description=(
                     "Keyset continuation (an extension of spec §4.7): the X-Next-Cursor header of the previous "
                     "response. Continues after that page's last item; not with 'page', and with the same filters, "
@@ -202,7 +286,7 @@ def list_parameters(resource: Resource) -> list[Parameter]:
             )
         )
     if resource.backend.capabilities.filter_syntax is FilterSyntax.DOCUMENT:
-        return parameters + _document_filters(resource)
+        return parameters + _document_filters(resource, shared)
     forced = _forced_paths(resource)
     for name, exposed in field_map.filterable.items():
         info = exposed.field
@@ -210,27 +294,25 @@ def list_parameters(resource: Resource) -> list[Parameter]:
             if not operator.applies_to(info.type):
                 continue
             key = name if operator.name == "eq" else f"{name}{LOOKUP_SEP}{operator.name}"
-            schema, explode = _operator_schema(info, operator, limits)
+            schema = _operator_schema(info, operator, resource, shared)
             empty = _takes_empty(info, operator)
-            repeat = f" Repeat it for '{operator.repeated_as}'." if operator.repeated_as else ""
-            description = f"{name} {operator.label}; {describe_type(info)}.{repeat}"
+            description = operator.label[0].upper() + operator.label[1:] + "."
             if operator.name == "eq" and name in forced:
                 schema, empty, description = Schema(type=OpenAPIType.STRING), True, description + _FORCED_NOTE
             parameters.append(
-                Parameter(
+                _QueryParameter(
                     name=key,
                     param_in=ParamType.QUERY,
-                    required=False,
                     description=description,
                     schema=schema,
-                    explode=explode,
                     allow_empty_value=empty,
+                    explode=False if operator.kind is ValueKind.RANGE else None,
                 )
             )
     return parameters
 
 
-def _document_filters(resource: Resource) -> list[Parameter]:
+def _document_filters(resource: Resource, shared: SharedSchemas) -> list[Parameter]:
     field_map = resource.field_map
     parameters: list[Parameter] = []
     aliases = {
@@ -245,27 +327,27 @@ def _document_filters(resource: Resource) -> list[Parameter]:
         names = [name, aliases[name]] if reference else [name]
         for key in names:
             meaning = f"the referenced record's identifier ({aliases[name]})" if reference else name
-            schema, description = _value_schema(info), f"{meaning} equal to; {describe_type(info)}. Repeat it for 'in'."
+            schema: Schema | Reference = shared.value(info)
+            description = f"{meaning} equal to; repeat it for any of several values."
             empty = info.type is ValueType.TEXT
             if name in forced:
                 schema, empty, description = Schema(type=OpenAPIType.STRING), True, description + _FORCED_NOTE
             parameters.append(
-                Parameter(
+                _QueryParameter(
                     name=key,
                     param_in=ParamType.QUERY,
-                    required=False,
                     description=description,
                     schema=schema,
                     allow_empty_value=empty,
+                    explode=False if operator.kind is ValueKind.RANGE else None,
                 )
             )
     parameters.extend(
-        Parameter(
+        _QueryParameter(
             name=key,
             param_in=ParamType.QUERY,
-            required=False,
-            description=f"Raw store filter: {key} equal to the text. Repeat it for 'in'.",
-            schema=Schema(type=OpenAPIType.STRING, pattern=_NO_NUL),
+            description=f"Raw store filter: {key} equal to the text; repeat it for any of several values.",
+            schema=shared.value(FieldInfo(key, ValueType.TEXT)),
             allow_empty_value=True,
         )
         for key in resource.raw_filters
@@ -273,40 +355,45 @@ def _document_filters(resource: Resource) -> list[Parameter]:
     return parameters
 
 
-def error_schema(status: int = 400) -> Schema:
-    """Litestar's error body for ``status``: ``{status_code, detail, extra}``.
+def error_schema(status: int = 400) -> dict[str, Any]:
+    """Litestar's error body for ``status``: ``{status_code, detail, extra}``, as JSON Schema.
 
     For 400 (``InvalidQueryError``), ``extra`` lists every bad parameter as ``{key, message,
     source: "query"}``, ``key`` being the parameter's name as sent. Other statuses (401 from a forced
     filter, 503 from an unavailable store) have no ``extra``.
     """
-    text = Schema(type=OpenAPIType.STRING)
-    properties: dict[str, Schema | Reference] = {
-        "status_code": Schema(type=OpenAPIType.INTEGER, const=status),
-        "detail": Schema(type=OpenAPIType.STRING, min_length=1),
+    properties: dict[str, Any] = {
+        "status_code": {"type": "integer", "const": status},
+        "detail": {"type": "string", "minLength": 1},
     }
     if status != 400:
-        return Schema(type=OpenAPIType.OBJECT, required=["status_code", "detail"], properties=properties)
-    properties["extra"] = Schema(
-        type=OpenAPIType.ARRAY,
-        min_items=1,
-        items=Schema(
-            type=OpenAPIType.OBJECT,
-            required=["key", "message", "source"],
-            properties={
-                "key": text,
-                "message": Schema(type=OpenAPIType.STRING, min_length=1),
-                "source": Schema(type=OpenAPIType.STRING, const="query"),
+        return {"type": "object", "required": ["status_code", "detail"], "properties": properties}
+    properties["extra"] = {
+        "type": "array",
+        "minItems": 1,
+        "items": {
+            "type": "object",
+            "required": ["key", "message", "source"],
+            "properties": {
+                "key": {"type": "string"},
+                "message": {"type": "string", "minLength": 1},
+                "source": {"type": "string", "const": "query"},
             },
-        ),
-    )
-    return Schema(type=OpenAPIType.OBJECT, required=["status_code", "detail", "extra"], properties=properties)
+        },
+    }
+    return {"type": "object", "required": ["status_code", "detail", "extra"], "properties": properties}
 
 
-def _error_response(description: str, status: int) -> OpenAPIResponse:
+_ERROR_NAMES = {400: "InvalidQuery", 401: "AuthenticationRequired", 503: "StoreUnavailable"}
+"""Component names of the error bodies (``components/schemas/ListingError<name>``)."""
+
+
+def _error_response(
+    description: str, status: int, shared: SharedSchemas, headers: dict[str, OpenAPIHeader | Reference] | None = None
+) -> OpenAPIResponse:
+    schema = shared.reference(f"Listing{_ERROR_NAMES[status]}", error_schema(status))
     return OpenAPIResponse(
-        description=description,
-        content={"application/json": OpenAPIMediaType(schema=error_schema(status))},
+        description=description, headers=headers, content={"application/json": OpenAPIMediaType(schema=schema)}
     )
 
 
@@ -329,37 +416,47 @@ def _extension_headers(resource: Resource) -> dict[str, OpenAPIHeader | Referenc
     return headers
 
 
-def list_operation_class(resource: Resource) -> type[Operation]:
+def list_operation_class(resource: Resource, shared: SharedSchemas) -> type[Operation]:
     """An ``Operation`` subclass that adds ``resource``'s query parameters and its error responses.
 
     400 always; 401 when the resource has forced filters (they may refuse a request without a
     user); 503 always (the store may be unreachable, out of connections, or past the resource's
-    ``timeout``). The description gains the bounds no parameter schema can state.
+    ``timeout``), with its ``Retry-After`` header. Error bodies and value schemas are ``$ref``s to
+    ``shared``, filled here, when the application is built. The description gains the bounds no
+    parameter schema can state.
     """
+    parameters = list_parameters(resource, shared)
+    limits = resource.limits
+    bounds = (
+        "A filter repeated means any of its values (equality: 'in'; 'ne': 'nin'); the values of 'in' and 'nin' "
+        "are repeated parameters, or separated by commas. "
+        f"At most {limits.max_filters} filter parameters per request, repetitions included, and "
+        f"{limits.max_in_values} values per 'in' or 'nin' filter."
+    )
+    errors: dict[str, OpenAPIResponse] = {
+        "400": _error_response("A query parameter is invalid; every bad parameter is listed in 'extra'.", 400, shared)
+    }
+    if resource.scopes:
+        errors["401"] = _error_response(
+            "Authentication is required: a server-side scope of this resource found no user.", 401, shared
+        )
+    retry_after = OpenAPIHeader(
+        description="Seconds to wait before retrying.", schema=Schema(type=OpenAPIType.INTEGER, minimum=0)
+    )
+    errors["503"] = _error_response(
+        "The store did not answer in time, is unreachable or has no free connection; retry after "
+        "the 'Retry-After' seconds.",
+        503,
+        shared,
+        {"Retry-After": retry_after},
+    )
 
     @dataclass
     class ListOperation(Operation):
         def __post_init__(self) -> None:
-            self.parameters = [*(self.parameters or []), *list_parameters(resource)]
-            limits = resource.limits
-            bounds = (
-                f"At most {limits.max_filters} filter parameters per request, repetitions included, and "
-                f"{limits.max_in_values} values per 'in' or 'nin' filter."
-            )
+            self.parameters = [*(self.parameters or []), *parameters]
             self.description = f"{self.description}\n\n{bounds}" if self.description else bounds
-            responses: dict[str, Any] = dict(self.responses or {})
-            responses["400"] = _error_response(
-                "A query parameter is invalid; every bad parameter is listed in 'extra'.", 400
-            )
-            if resource.scopes:
-                responses["401"] = _error_response(
-                    "Authentication is required: a server-side scope of this resource found no user.", 401
-                )
-            responses["503"] = _error_response(
-                "The store did not answer in time, is unreachable or has no free connection; retry after "
-                "the 'Retry-After' seconds.",
-                503,
-            )
+            responses: dict[str, Any] = {**(self.responses or {}), **errors}
             success = responses.get("200")
             if isinstance(success, OpenAPIResponse):
                 success.headers = {**(success.headers or {}), **_extension_headers(resource)}

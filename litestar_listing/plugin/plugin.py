@@ -9,6 +9,7 @@ from litestar.plugins import InitPluginProtocol
 
 from litestar_listing.plugin.admission import Admission
 from litestar_listing.plugin.handlers import list_handler
+from litestar_listing.plugin.openapi import SharedSchemas, with_shared_schemas
 
 if TYPE_CHECKING:
     from litestar.config.app import AppConfig
@@ -35,7 +36,7 @@ class ListingPlugin(InitPluginProtocol):
             (fail at start-up, not per request).
     """
 
-    __slots__ = ("admission", "path_prefix", "resources")
+    __slots__ = ("admission", "path_prefix", "resources", "shared_schemas")
 
     def __init__(
         self,
@@ -54,6 +55,7 @@ class ListingPlugin(InitPluginProtocol):
             raise ConfigurationError(msg)
         self.resources = tuple(resources)
         self.path_prefix = path_prefix
+        self.shared_schemas = SharedSchemas()
         self.admission = None if max_concurrent_lists is None else Admission(max_concurrent_lists, queue_timeout)
         for resource in self.resources:
             resource.admission = self.admission
@@ -62,12 +64,15 @@ class ListingPlugin(InitPluginProtocol):
         """Register one list handler per resource, prepare its backend, add its type encoders.
 
         A backend may carry ``type_encoders`` (e.g. Beanie's ``{ObjectId: str}``) for values its
-        items hold; the application's own encoders win.
+        items hold; the application's own encoders win. The OpenAPI configuration is replaced by a
+        copy whose ``components/schemas`` also hold the schemas the list operations share.
         """
         for resource in self.resources:
-            app_config.route_handlers.append(list_handler(resource, self.path_prefix))
+            app_config.route_handlers.append(list_handler(resource, self.path_prefix, self.shared_schemas))
             resource.backend.prepare()
             encoders = getattr(resource.backend, "type_encoders", None)
             if encoders:
                 app_config.type_encoders = {**encoders, **(app_config.type_encoders or {})}
+        if app_config.openapi_config is not None:
+            app_config.openapi_config = with_shared_schemas(app_config.openapi_config, self.shared_schemas)
         return app_config

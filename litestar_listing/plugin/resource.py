@@ -195,12 +195,15 @@ class Resource:
             keyset=self.keyset,
             operators=self.operators,
         )
+        # The item type is named after the listed model, singular (``Flight``); its module tells two
+        # resources of one model apart.
         item = self.item or item_type(
-            _type_name(self.name),
+            field_map.graph.root,
             field_map.graph,
             computed=field_map.computed,
             load=tuple(self.load),
             extra=self.enrich_fields,
+            module=f"{__name__}.{self.name.replace('-', '_')}",
         )
         self._envelope = envelope_type(f"{_type_name(self.name)}List", item)
         if not self.message:

@@ -96,7 +96,7 @@ def test_both_backends_publish_the_same_openapi() -> None:
         backend: create_app(UNUSED_SQLITE, backend=backend).openapi_schema.to_schema()
         for backend in ("sqlalchemy", "piccolo")
     }
-    departures = [doc["components"]["schemas"]["Airports"]["properties"].pop("departures") for doc in docs.values()]
+    departures = [doc["components"]["schemas"]["Airport"]["properties"].pop("departures") for doc in docs.values()]
     # The one difference: SQLAlchemy cannot tell that the scalar subquery is never NULL, Piccolo takes
     # the declared Integer() (null=False).
     assert departures == [{"oneOf": [{"type": "integer"}, {"type": "null"}]}, {"type": "integer"}]

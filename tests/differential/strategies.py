@@ -7,10 +7,7 @@ neighbours and trap strings (``%``, ``_``, ``\\``, quotes, accents, case pairs, 
 
 from __future__ import annotations
 
-import datetime as dt
-import decimal
 import functools
-import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -18,6 +15,7 @@ from urllib.parse import urlencode
 
 from hypothesis import strategies as st
 
+from litestar_listing.core.coercion import CODECS
 from litestar_listing.core.operators import OPERATORS, Operator, ValueKind
 from litestar_listing.core.parsing import MAX_OFFSET
 from litestar_listing.core.schema import FieldInfo, FieldMap, ValueType
@@ -90,7 +88,7 @@ LIKE_TRAPS: tuple[str, ...] = (
 )
 """LIKE patterns with wildcards and escapes in awkward places."""
 
-FLAGS: tuple[str, ...] = ("true", "false", "1", "0", "yes", "no", "TRUE", "No")
+FLAGS: tuple[str, ...] = CODECS[ValueType.BOOLEAN].edges(FieldInfo("flag", ValueType.BOOLEAN))
 
 _CASES: tuple[Callable[[str], str], ...] = (str, str.upper, str.lower, str.swapcase, str.title, fold_case)
 
@@ -218,96 +216,19 @@ def pick(draw: st.DrawFn, options: Sequence[T]) -> T:
     return options[draw(_index(len(options)))]
 
 
-def _spell_datetime(value: dt.datetime, choice: int) -> str:
-    utc = value.astimezone(dt.timezone.utc)
-    if choice == 0:
-        return utc.isoformat()
-    if choice == 1:
-        return utc.strftime("%Y-%m-%dT%H:%M:%SZ")
-    if choice == 2:
-        return utc.strftime("%Y-%m-%d %H:%M:%S.%f+0000")
-    if choice == 3:
-        return utc.astimezone(dt.timezone(dt.timedelta(hours=-5))).isoformat()
-    if choice == 4:
-        return utc.astimezone(dt.timezone(dt.timedelta(hours=5, minutes=30))).strftime("%Y-%m-%dT%H:%M:%S+0530")
-    if utc.time() == dt.time(0) and choice == 5:
-        return utc.date().isoformat()
-    if utc.second == 0:
-        return utc.strftime("%Y-%m-%dT%H:%Mz")
-    return utc.isoformat(sep=" ")
-
-
 def spelling(draw: st.DrawFn, info: FieldInfo, value: object) -> str:
     """Query-string text that coerces to exactly ``value`` for a field of type ``info.type``."""
-    kind = info.type
-    if isinstance(value, bool) and kind is ValueType.BOOLEAN:
-        return pick(draw, ("true", "1", "yes", "True") if value else ("false", "0", "no", "FALSE"))
-    if isinstance(value, int) and kind is ValueType.INTEGER:
-        return pick(draw, (str(value), f"+{value}", f"00{value}") if value >= 0 else (str(value),))
-    if isinstance(value, float):
-        whole: tuple[str, ...] = (f"{value:.0f}",) if value.is_integer() else ()
-        return pick(draw, (repr(value), f"{value:.17g}", f"{value:.17e}", *whole))
-    if isinstance(value, decimal.Decimal):
-        plain = f"{value:f}"
-        padded = plain + ("0" if "." in plain else ".0")
-        return pick(draw, (str(value), str(value.normalize()), padded, f"{value:e}"))
-    if isinstance(value, dt.datetime):
-        return _spell_datetime(value, pick(draw, range(7)))
-    if isinstance(value, dt.date):
-        return value.isoformat()
-    if isinstance(value, uuid.UUID):
-        return pick(
-            draw, (str(value), str(value).upper(), value.hex, f"{{{value}}}", f"urn:uuid:{value}", f" {value} ")
-        )
-    return str(value)
+    return pick(draw, CODECS[info.type].spellings(info, value))
 
 
 def neighbour(draw: st.DrawFn, info: FieldInfo, value: object) -> str:
-    """Text for a value near ``value``: a case or substring variant, the next number, day or second."""
-    if isinstance(value, bool):
-        return spelling(draw, info, not value)
-    if isinstance(value, int):
-        bound = 2 ** (info.bits - 1)
-        step = pick(draw, (1, -1, 2 * value + 1, -2 * value))
-        return str(min(max(value + step, -bound), bound - 1))
-    if isinstance(value, float):
-        return repr(value + pick(draw, (0.25, -0.25, 1e-9, -1.0)))
-    if isinstance(value, decimal.Decimal):
-        return str(value + pick(draw, (decimal.Decimal("0.01"), decimal.Decimal("-0.001"), decimal.Decimal(1))))
-    if isinstance(value, dt.datetime):
-        shift = pick(draw, (dt.timedelta(seconds=1), dt.timedelta(seconds=-1), dt.timedelta(hours=1)))
-        return _spell_datetime(value + shift, pick(draw, range(7)))
-    if isinstance(value, dt.date):
-        return (value + dt.timedelta(days=pick(draw, (1, -1)))).isoformat()
-    if isinstance(value, uuid.UUID):
-        return str(uuid.UUID(int=value.int ^ pick(draw, (1, 1 << 64))))
-    if info.type is ValueType.ENUM and info.enum is not None:
-        return str(pick(draw, [member.value for member in info.enum]))
-    return fragment(draw, (str(value),))
+    """Text for a value near ``value``: the next number, day or second, or a case or substring variant of text."""
+    return pick(draw, CODECS[info.type].neighbours(info, value) or (fragment(draw, (str(value),)),))
 
 
 def outsider(draw: st.DrawFn, info: FieldInfo) -> str:
     """A valid value that the data usually lacks: an extreme, zero, a trap string."""
-    kind = info.type
-    if kind is ValueType.INTEGER:
-        bound = 2 ** (info.bits - 1)
-        return pick(draw, ("0", "-1", str(bound - 1), str(-bound), str(draw(st.integers(-bound, bound - 1)))))
-    options: Mapping[ValueType, Sequence[str]] = {
-        ValueType.FLOAT: ("0", "-0.0", "0.1", "1e-300", "1E300", ".5"),
-        ValueType.DECIMAL: ("0", "-0.00", "0.001", "99999999.99", "123456789.5", "1E-5", ".5"),
-        ValueType.DATE: ("0001-01-01", "9999-12-31", "2024-02-29", "2013-12-31"),
-        ValueType.DATETIME: (
-            "0001-01-01",
-            "1970-01-01T00:00:00Z",
-            "2013-01-01",
-            "2999-12-31T23:59:59.999999+14:00",
-            "9999-12-31T23:59:59Z",
-        ),
-        ValueType.UUID: ("00000000-0000-0000-0000-000000000000", "ffffffffffffffffffffffffffffffff"),
-        ValueType.BOOLEAN: FLAGS,
-        ValueType.ENUM: [str(member.value) for member in info.enum or ()],
-    }
-    return pick(draw, options.get(kind) or TRAPS)
+    return pick(draw, CODECS[info.type].edges(info) or TRAPS)
 
 
 def field_value(draw: st.DrawFn, domain: Domain, path: str, anchor: Mapping[str, Any]) -> str:

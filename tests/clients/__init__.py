@@ -1,0 +1,1 @@
+"""Client generators on the demo's OpenAPI document (``nox -s clients``)."""
