@@ -339,7 +339,6 @@ def _document_filters(resource: Resource, shared: SharedSchemas) -> list[Paramet
                     description=description,
                     schema=schema,
                     allow_empty_value=empty,
-                    explode=False if operator.kind is ValueKind.RANGE else None,
                 )
             )
     parameters.extend(
