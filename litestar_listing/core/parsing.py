@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -13,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from litestar_listing.core.coercion import CoercionError, coerce, coerce_bool, coerce_text
 from litestar_listing.core.cursor import CURSOR_PARAMETER, CursorError, CursorToken, fingerprint
 from litestar_listing.core.errors import InvalidQueryError, ParameterError
+from litestar_listing.core.names import NameIndex
 from litestar_listing.core.operators import OPERATORS, Operator, ValueKind
 from litestar_listing.core.query import (
     LOOKUP_SEP,
@@ -26,10 +28,10 @@ from litestar_listing.core.query import (
     Search,
     Window,
 )
-from litestar_listing.core.schema import ExposedField, FieldMap, closest
+from litestar_listing.core.schema import ExposedField, FieldMap
 from litestar_listing.core.text import parse_like
 
-__all__ = ("MAX_OFFSET", "RESERVED", "Limits", "QueryParser", "forced_filter", "is_raw_key")
+__all__ = ("MAX_OFFSET", "PROBLEMS_SIZE", "RESERVED", "Limits", "QueryParser", "forced_filter", "is_raw_key")
 
 RESERVED = ("page", "count", "search", "order_by")
 """The reserved query parameters (spec §4.1); every other name is a filter."""
@@ -37,7 +39,14 @@ RESERVED = ("page", "count", "search", "order_by")
 MAX_OFFSET = 2**63 - 1
 """The largest row offset a page may reach: a signed 64-bit integer (DESIGN.md, "Bounds")."""
 
+PROBLEMS_SIZE = 12 * 1024
+"""Bytes the listed problems of one 400 may take in its JSON body (keys, messages and the JSON
+around them), whatever the characters of the names: with the summary entry and the envelope,
+the body stays under 16 KiB (DESIGN.md, "Limits")."""
+
 _POSITIVE = re.compile(r"\+?[0-9]{1,20}")
+_SHOWN_NAME = 40
+"""Characters shown of a parameter name longer than ``Limits.max_name_length``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +61,17 @@ class Limits:
         max_pattern_length: Most characters of the value of a text operator (``like``, ``ilike``,
             ``(i)startswith``, ``(i)endswith``): a megabyte pattern costs every row it is tried on.
         max_filters: Most filter parameters in one request, repetitions included.
+        max_order_terms: Most comma-separated terms of ``order_by``, counted before any is read.
+        max_parameters: Most distinct parameter names looked at in one request, reserved and
+            unknown ones included; the names past it are not read, and one problem says how many
+            there were.
+        max_name_length: Most characters of a parameter name; a longer one is a problem of its
+            own, shown by its first characters only.
+        max_suggestions: Most distinct misspelt names of one request that get a "did you mean"
+            hint (each looked up once); the others get the plain message.
+        max_problems: Most problems a 400 lists, followed by one entry counting the rest. The
+            entries listed also stay within ``PROBLEMS_SIZE`` bytes, so that the body of any 400
+            stays under 16 KiB.
     """
 
     default_count: int = 10
@@ -60,6 +80,11 @@ class Limits:
     max_search_length: int = 256
     max_pattern_length: int = 256
     max_filters: int = 50
+    max_order_terms: int = 8
+    max_parameters: int = 64
+    max_name_length: int = 128
+    max_suggestions: int = 3
+    max_problems: int = 20
 
 
 def is_raw_key(key: str) -> bool:
@@ -97,6 +122,13 @@ class QueryParser:
     syntax: FilterSyntax = FilterSyntax.RELATIONAL
     raw_keys: frozenset[str] = frozenset()
     keyset: bool = False
+    _filter_names: NameIndex = field(init=False, repr=False, compare=False)
+    _order_names: NameIndex = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        # The candidates of "did you mean" hints, indexed once per resource rather than per bad name.
+        object.__setattr__(self, "_filter_names", NameIndex(self.field_map.filterable))
+        object.__setattr__(self, "_order_names", NameIndex(self.field_map.orderable))
 
     def parse(self, params: Iterable[tuple[str, str]], forced_filters: Sequence[Filter] = ()) -> ListQuery:
         """Turn query parameters into a ``ListQuery``.
@@ -111,14 +143,33 @@ class QueryParser:
             The query, its order ending with the primary key.
 
         Raises:
-            InvalidQueryError: With one ``ParameterError`` per bad parameter.
+            InvalidQueryError: With one ``ParameterError`` per bad parameter, at most
+                ``limits.max_problems`` of them plus one counting the rest (DESIGN.md, "Limits").
+
+        The work done is bounded by ``limits`` whatever ``params`` holds: the names past
+        ``max_parameters`` are only counted, ``order_by`` terms are counted before any is read,
+        and at most ``max_suggestions`` names per request get a hint.
         """
+        limits = self.limits
         errors: list[ParameterError] = []
+        hints = _Hints(limits.max_suggestions)
         reserved: dict[str, str] = {}
         filter_params: list[tuple[str, str]] = []
         position: dict[str, int] = {}
+        refused: dict[str, None] = {}
         for key, value in params:
-            position.setdefault(key, len(position))
+            if key not in position:
+                if len(position) >= limits.max_parameters:
+                    refused[key] = None
+                    continue
+                position[key] = len(position)
+                if len(key) > limits.max_name_length:
+                    shown = _shown_name(key, limits)
+                    position.setdefault(shown, position[key])
+                    message = f"is {len(key)} characters long; parameter names have at most {limits.max_name_length}"
+                    errors.append(ParameterError(shown, message))
+            if len(key) > limits.max_name_length:
+                continue
             if key in RESERVED or (self.keyset and key == CURSOR_PARAMETER):
                 if key in reserved:
                     errors.append(ParameterError(key, "must be given at most once"))
@@ -126,11 +177,17 @@ class QueryParser:
             else:
                 filter_params.append((key, value))
 
+        if refused:
+            message = (
+                f"and {len(refused)} more parameter names from this one on were not read: "
+                f"at most {limits.max_parameters} distinct names per request"
+            )
+            errors.append(ParameterError(_shown_name(next(iter(refused)), limits), message))
         window = self._window(reserved, errors)
         search = self._search(reserved.get("search", ""), errors)
-        order = self._order(reserved.get("order_by", ""), errors)
+        order = self._order(reserved.get("order_by", ""), errors, hints)
         forced_keys = {item.path.name for item in forced_filters}
-        filters = self._filters(filter_params, forced_keys, errors)
+        filters = self._filters(filter_params, forced_keys, errors, hints)
         query = ListQuery(
             filters=tuple(filters),
             combine=self.combine,
@@ -143,7 +200,8 @@ class QueryParser:
             query = self._continue(query, reserved, errors)
         if errors:
             # Report in the order the client wrote the parameters (sort is stable per key).
-            raise InvalidQueryError(sorted(errors, key=lambda error: position.get(error.key, len(position))))
+            ordered = sorted(errors, key=lambda error: position.get(error.key, len(position)))
+            raise InvalidQueryError(_listed(ordered, limits))
         return query
 
     def _continue(self, query: ListQuery, reserved: dict[str, str], errors: list[ParameterError]) -> ListQuery:
@@ -202,9 +260,15 @@ class QueryParser:
             return None
         return Search(text, tuple(exposed.path for exposed in self.field_map.searchable))
 
-    def _order(self, text: str, errors: list[ParameterError]) -> tuple[OrderTerm, ...]:
+    def _order(self, text: str, errors: list[ParameterError], hints: _Hints) -> tuple[OrderTerm, ...]:
         if not text:
             return self.field_map.default_order
+        limit = self.limits.max_order_terms
+        count = text.count(",") + 1
+        if count > limit:
+            message = f"expected at most {limit} terms, not {count}. Write [-]field[,[-]field...]."
+            errors.append(ParameterError("order_by", message))
+            return ()
         terms: list[OrderTerm] = []
         seen: set[str] = set()
         orderable = self.field_map.orderable
@@ -212,8 +276,7 @@ class QueryParser:
             name = raw.removeprefix("-")
             exposed = orderable.get(name)
             if exposed is None:
-                hint = closest(name, orderable)
-                message = f"{_short(raw)} is not an orderable field" + _did_you_mean(hint)
+                message = f"{_short(raw)} is not an orderable field" + hints.did_you_mean(self._order_names, name)
                 errors.append(ParameterError("order_by", message + " Write [-]field[,[-]field...]."))
             elif name in seen:
                 errors.append(ParameterError("order_by", f"{name!r} is listed more than once"))
@@ -223,7 +286,7 @@ class QueryParser:
         return tuple(terms)
 
     def _filters(
-        self, params: list[tuple[str, str]], forced_keys: set[str], errors: list[ParameterError]
+        self, params: list[tuple[str, str]], forced_keys: set[str], errors: list[ParameterError], hints: _Hints
     ) -> list[Filter | RawFilter]:
         if len(params) > self.limits.max_filters:
             key = params[self.limits.max_filters][0]
@@ -240,7 +303,8 @@ class QueryParser:
                 elif not self.ignore_unknown:
                     errors.append(ParameterError(key, "is not a filter of this resource."))
                 continue
-            resolved = self._resolve_document_key(key, errors) if document else self._resolve_key(key, errors)
+            resolve = self._resolve_document_key if document else self._resolve_key
+            resolved = resolve(key, errors, hints)
             if resolved is None:
                 continue
             exposed, operator = resolved
@@ -264,12 +328,14 @@ class QueryParser:
                 filters.append(RawFilter(key, tuple(dict.fromkeys(values))))
         return filters
 
-    def _unknown(self, key: str, name: str, errors: list[ParameterError]) -> None:
+    def _unknown(self, key: str, name: str, errors: list[ParameterError], hints: _Hints) -> None:
         if not self.ignore_unknown:
-            hint = closest(name, self.field_map.filterable)
-            errors.append(ParameterError(key, "is not a filter of this resource" + _did_you_mean(hint)))
+            hint = hints.did_you_mean(self._filter_names, name)
+            errors.append(ParameterError(key, "is not a filter of this resource" + hint))
 
-    def _resolve_document_key(self, key: str, errors: list[ParameterError]) -> tuple[ExposedField, Operator] | None:
+    def _resolve_document_key(
+        self, key: str, errors: list[ParameterError], hints: _Hints
+    ) -> tuple[ExposedField, Operator] | None:
         """Spec §4.4.9: a field by equality, or a reference by its name or ``<field>_id``."""
         exposed = self.field_map.filterable.get(key)
         if exposed is None:
@@ -277,18 +343,20 @@ class QueryParser:
             if relation is not None and relation.key_field is not None:
                 exposed = self.field_map.filterable.get(relation.key_field)
         if exposed is None:
-            self._unknown(key, key, errors)
+            self._unknown(key, key, errors, hints)
             return None
         return exposed, OPERATORS["eq"]
 
-    def _resolve_key(self, key: str, errors: list[ParameterError]) -> tuple[ExposedField, Operator] | None:
+    def _resolve_key(
+        self, key: str, errors: list[ParameterError], hints: _Hints
+    ) -> tuple[ExposedField, Operator] | None:
         head, sep, tail = key.rpartition(LOOKUP_SEP)
         operator = OPERATORS.get(tail) if sep else None
         name = head if operator is not None else key
         operator = operator or OPERATORS["eq"]
         exposed = self.field_map.filterable.get(name)
         if exposed is None:
-            self._unknown(key, name, errors)
+            self._unknown(key, name, errors, hints)
             return None
         if not operator.applies_to(exposed.field.type):
             usable = [op.name for op in OPERATORS.values() if op.applies_to(exposed.field.type)]
@@ -317,10 +385,11 @@ class QueryParser:
         info = exposed.field
         try:
             if operator.kind is ValueKind.LIST:
-                raw_values = [part for _, raw in items for part in (raw.split(",") if split else [raw])]
-                if len(raw_values) > self.limits.max_in_values:
+                # Counted before splitting: a megabyte of commas is refused without a list of its parts.
+                if sum(raw.count(",") + 1 if split else 1 for _, raw in items) > self.limits.max_in_values:
                     errors.append(ParameterError(key, f"at most {self.limits.max_in_values} values"))
                     return None
+                raw_values = [part for _, raw in items for part in (raw.split(",") if split else [raw])]
                 value: object = tuple(dict.fromkeys(coerce(info, raw) for raw in raw_values))
             elif operator.kind is ValueKind.FIELD:
                 value = coerce(info, items[0][1])
@@ -344,6 +413,59 @@ class QueryParser:
 
 def _did_you_mean(names: list[str]) -> str:
     return "; did you mean " + " or ".join(repr(name) for name in names) + "?" if names else "."
+
+
+@dataclass(slots=True)
+class _Hints:
+    """The "did you mean" endings of one request's messages.
+
+    Each distinct name is looked up once, and at most ``budget`` names are; past the budget a name
+    gets the plain ending.
+    """
+
+    budget: int
+    found: dict[tuple[int, str], str] = field(default_factory=dict)
+
+    def did_you_mean(self, index: NameIndex, name: str) -> str:
+        key = (id(index), name)
+        if key not in self.found:
+            if len(self.found) >= self.budget:
+                return "."
+            self.found[key] = _did_you_mean(index.closest(name))
+        return self.found[key]
+
+
+def _shown_name(key: str, limits: Limits) -> str:
+    """A parameter name as an error shows it: its first characters when it is past the length limit."""
+    return key if len(key) <= limits.max_name_length else key[:_SHOWN_NAME] + "…"
+
+
+def _json_size(text: str) -> int:
+    return len(json.dumps(text, ensure_ascii=False).encode())
+
+
+def _listed(errors: list[ParameterError], limits: Limits) -> list[ParameterError]:
+    """``errors`` as a 400 lists them.
+
+    The first ``max_problems`` that fit in ``PROBLEMS_SIZE`` bytes, then one entry counting the rest,
+    on the key of the first one left out.
+    """
+    listed: list[ParameterError] = []
+    size = 0
+    for error in errors:
+        # The key appears twice in the body: in its entry and in the detail's list of keys.
+        size += 2 * _json_size(error.key) + _json_size(error.message) + len('{"key":,"message":,"source":"query"},, ')
+        if len(listed) == limits.max_problems or size > PROBLEMS_SIZE:
+            break
+        listed.append(error)
+    rest = errors[len(listed) :]
+    if rest:
+        message = (
+            f"and {len(rest)} more problems from this parameter on, not listed: a 400 lists at most "
+            f"{limits.max_problems}; fix these and send the request again"
+        )
+        listed.append(ParameterError(rest[0].key, message))
+    return listed
 
 
 def _bounded_int(
