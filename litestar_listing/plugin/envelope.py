@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime as dt
 import decimal
-import math
 import uuid
 from collections.abc import Mapping
 from typing import Any, Literal
@@ -31,8 +30,11 @@ class Pagination(msgspec.Struct, kw_only=True):
 
 
 def pagination(page: int, count: int, total: int) -> Pagination:
-    """Build the paging metadata; ``total_pages`` is ``total / count`` rounded up (spec §2.2)."""
-    return Pagination(page=page, count=count, total=total, total_pages=math.ceil(total / count))
+    """Build the paging metadata; ``total_pages`` is ``total / count`` rounded up (spec §2.2).
+
+    Integer arithmetic, exact for any total (a float division is off past 2**53).
+    """
+    return Pagination(page=page, count=count, total=total, total_pages=-(-total // count))
 
 
 _PYTHON_TYPES: Mapping[ValueType, type[Any]] = {

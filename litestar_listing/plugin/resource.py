@@ -6,7 +6,7 @@ import asyncio
 import inspect
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 from urllib.parse import parse_qsl, urlencode
 
@@ -16,7 +16,7 @@ from litestar.exceptions import ServiceUnavailableException, ValidationException
 
 from litestar_listing.backends.base import ListContext, ListingBackend, Page
 from litestar_listing.core.cursor import CURSOR_PARAMETER, CursorToken, fingerprint, value_text
-from litestar_listing.core.errors import ConfigurationError, InvalidQueryError, UnavailableError
+from litestar_listing.core.errors import ConfigurationError, InvalidQueryError, ParameterError, UnavailableError
 from litestar_listing.core.parsing import Limits, QueryParser, forced_filter, is_raw_key
 from litestar_listing.core.query import Combine, FieldPath, Filter, FilterSyntax, ListQuery
 from litestar_listing.core.schema import ALL_FIELDS, FieldMap
@@ -243,8 +243,7 @@ class Resource:
         try:
             return self.parser.parse(params, self.forced(connection))
         except InvalidQueryError as error:
-            extra = [{"key": item.key, "message": item.message, "source": "query"} for item in error.errors]
-            raise ValidationException(detail=str(error), extra=extra) from None
+            raise _bad_request(error) from None
 
     async def list(
         self,
@@ -325,8 +324,13 @@ class Resource:
             exact_total_below=self.exact_total_below,
         )
         page = await self._fetch(query, context)
-        await self._enrich(page, EnrichContext(connection, self, context, query))
         window = query.window
+        if query.after is not None and window.offset + len(page.items) > page.total:
+            if page.total_estimated:  # the planner may be short: the count decides
+                page = await self._fetch(query, replace(context, total="exact"))
+            if window.offset + len(page.items) > page.total:
+                _refuse_cursor(page.total)
+        await self._enrich(page, EnrichContext(connection, self, context, query))
         headers: dict[str, str] = {}
         if self.total_mode == "estimated":
             headers["X-Total-Mode"] = "estimated" if page.total_estimated else "exact"
@@ -372,6 +376,22 @@ class Resource:
         if [id(item) for item in page.items] != before:
             msg = f"resource {self.name!r}: enrich may add fields to items, not add, remove or replace items"
             raise ConfigurationError(msg)
+
+
+def _refuse_cursor(total: int) -> None:
+    """The 400 of a cursor whose page number does not fit the list's count: forged, or the list shrank.
+
+    Raises:
+        ValidationException: Always, on ``cursor``.
+    """
+    message = f"a cursor of this list: its page lies past the {total} items the list has now; start from page=1"
+    raise _bad_request(InvalidQueryError([ParameterError(CURSOR_PARAMETER, message)]))
+
+
+def _bad_request(error: InvalidQueryError) -> ValidationException:
+    """Litestar's 400 for ``error``: one ``extra`` entry ``{key, message, source}`` per problem."""
+    extra = [{"key": item.key, "message": item.message, "source": "query"} for item in error.errors]
+    return ValidationException(detail=str(error), extra=extra)
 
 
 def _next_url(connection: ASGIConnection[Any, Any, Any, Any], params: Sequence[tuple[str, str]], token: str) -> str:

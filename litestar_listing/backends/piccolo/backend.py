@@ -245,18 +245,17 @@ class PiccoloBackend:
         node, columns, extras = self._page_selection(context.load)
         page_statement, total_statement = compiler.compile(query, columns, keys=context.keyset)
         rows = await run(page_statement)
-        window = query.window
         estimated = False
-        if (rows and len(rows) < window.count) or (not rows and window.page == 1):
-            # A partial page is the last one, so the total is known without counting.
-            total = window.offset + len(rows)
+        known = query.total_from_page(len(rows))
+        if known is not None:
+            total = known
         else:
             estimate = None
             if context.total == "estimated" and connection is not None:
                 estimate = await _estimate(connection, engine, compiler.rows_statement(query), context)
             if estimate is not None and estimate >= context.exact_total_below:
                 # At least the rows before and on this page exist, whatever the planner thinks.
-                total, estimated = max(estimate, window.offset + len(rows)), True
+                total, estimated = max(estimate, (query.rows_before() or 0) + len(rows)), True
             else:
                 total = int((await run(total_statement))[0]["total"])
         pairs: list[tuple[Mapping[str, Any], dict[str, Any]]] = []

@@ -232,18 +232,17 @@ class SQLAlchemyBackend:
             page_statement = page_statement.options(*self._loader_options(context.load))
         result = await session.execute(page_statement)
         rows = result.unique().all() if context.load else result.all()
-        window = query.window
         estimated = False
-        if (rows and len(rows) < window.count) or (not rows and window.page == 1):
-            # A partial page is the last one, so the total is known without counting.
-            total = window.offset + len(rows)
+        known = query.total_from_page(len(rows))
+        if known is not None:
+            total = known
         else:
             estimate = None
             if context.total == "estimated" and dialect == "postgresql":
                 estimate = await _estimate(session, total_statement)
             if estimate is not None and estimate >= context.exact_total_below:
                 # At least the rows before and on this page exist, whatever the planner thinks.
-                total, estimated = max(estimate, window.offset + len(rows)), True
+                total, estimated = max(estimate, (query.rows_before() or 0) + len(rows)), True
             else:
                 total = int((await session.execute(total_statement)).scalar_one())
         tree = load_tree(context.load)
