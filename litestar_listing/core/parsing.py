@@ -10,6 +10,7 @@ import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from urllib.parse import parse_qsl
 
 from litestar_listing.core.coercion import CoercionError, coerce, coerce_bool, coerce_text
 from litestar_listing.core.cursor import CURSOR_PARAMETER, CursorError, CursorToken, fingerprint
@@ -31,7 +32,16 @@ from litestar_listing.core.query import (
 from litestar_listing.core.schema import ExposedField, FieldMap
 from litestar_listing.core.text import parse_like
 
-__all__ = ("MAX_OFFSET", "PROBLEMS_SIZE", "RESERVED", "Limits", "QueryParser", "forced_filter", "is_raw_key")
+__all__ = (
+    "MAX_OFFSET",
+    "PROBLEMS_SIZE",
+    "RESERVED",
+    "Limits",
+    "QueryParser",
+    "QueryString",
+    "forced_filter",
+    "is_raw_key",
+)
 
 RESERVED = ("page", "count", "search", "order_by")
 """The reserved query parameters (spec §4.1); every other name is a filter."""
@@ -62,9 +72,12 @@ class Limits:
             ``(i)startswith``, ``(i)endswith``): a megabyte pattern costs every row it is tried on.
         max_filters: Most filter parameters in one request, repetitions included.
         max_order_terms: Most comma-separated terms of ``order_by``, counted before any is read.
-        max_parameters: Most distinct parameter names looked at in one request, reserved and
-            unknown ones included; the names past it are not read, and one problem says how many
-            there were.
+        max_parameters: Most parameters (``name=value`` pairs, repetitions, reserved and unknown
+            names included) read from one request; the rest are not read, and one problem says how
+            many there were. Raise it with ``max_filters``.
+        max_query_length: Most characters of the raw query string read (8 KiB, the request-line
+            limit of most HTTP servers); the parameters past it are not read (one problem counts
+            them), so percent-decoding is bounded too. An ``in`` list of 500 long values needs more.
         max_name_length: Most characters of a parameter name; a longer one is a problem of its
             own, shown by its first characters only.
         max_suggestions: Most distinct misspelt names of one request that get a "did you mean"
@@ -82,9 +95,65 @@ class Limits:
     max_filters: int = 50
     max_order_terms: int = 8
     max_parameters: int = 64
+    max_query_length: int = 8 * 1024
     max_name_length: int = 128
     max_suggestions: int = 3
     max_problems: int = 20
+
+
+@dataclass(frozen=True, slots=True)
+class QueryString:
+    """The parameters read from one request, within ``Limits.max_query_length`` and ``max_parameters``.
+
+    Attributes:
+        pairs: ``(name, value)`` pairs in request order, repetitions and blank values kept.
+        unread: How many parameters were left unread (not decoded, not looked at).
+        first_unread: The name of the first of them, as an error shows it.
+    """
+
+    pairs: tuple[tuple[str, str], ...]
+    unread: int = 0
+    first_unread: str = ""
+
+    @classmethod
+    def read(cls, raw: str, limits: Limits) -> QueryString:
+        """Decode the head of a raw query string as ``urllib.parse.parse_qsl`` does (UTF-8, ``+`` is a space).
+
+        Only the first ``max_query_length`` characters, and in them the first ``max_parameters``
+        parameters, are decoded; the rest are only counted, without decoding.
+        """
+        head, rest = raw, ""
+        if len(raw) > limits.max_query_length:
+            # Cut before the parameter that crosses the limit: it is not read at all.
+            cut = raw.rfind("&", 0, limits.max_query_length + 1)
+            head, rest = (raw[:cut], raw[cut + 1 :]) if cut >= 0 else ("", raw)
+        pieces = head.split("&", limits.max_parameters)
+        if len(pieces) > limits.max_parameters:
+            rest = pieces.pop() + ("&" + rest if rest else "")
+        pairs = tuple(parse_qsl("&".join(pieces), keep_blank_values=True, errors="replace"))
+        return cls._with_rest(pairs, rest.split("&"), limits)
+
+    @classmethod
+    def of(cls, params: Iterable[tuple[str, str]], limits: Limits) -> QueryString:
+        """Pairs already decoded (``Resource.parse``, tests): the first ``max_parameters`` of them are read."""
+        listed = list(params)
+        read = tuple(listed[: limits.max_parameters])
+        rest = listed[limits.max_parameters :]
+        return cls(read, len(rest), _shown_name(rest[0][0], limits) if rest else "")
+
+    @classmethod
+    def _with_rest(cls, pairs: tuple[tuple[str, str], ...], rest: list[str], limits: Limits) -> QueryString:
+        unread = len(rest) - rest.count("")
+        if not unread:
+            return cls(pairs)
+        first = next(piece for piece in rest if piece)
+        # Only this one name of the rest is decoded, and only as much of it as an error shows.
+        prefix = first[: 3 * (limits.max_name_length + 1)]
+        name, equals, _ = prefix.partition("=")
+        decoded = parse_qsl(f"{name}=", keep_blank_values=True, errors="replace")
+        shown = decoded[0][0] if decoded else name
+        cut = not equals and len(first) > len(prefix)
+        return cls(pairs, unread, shown[:_SHOWN_NAME] + "…" if cut else _shown_name(shown, limits))
 
 
 def is_raw_key(key: str) -> bool:
@@ -130,11 +199,15 @@ class QueryParser:
         object.__setattr__(self, "_filter_names", NameIndex(self.field_map.filterable))
         object.__setattr__(self, "_order_names", NameIndex(self.field_map.orderable))
 
-    def parse(self, params: Iterable[tuple[str, str]], forced_filters: Sequence[Filter] = ()) -> ListQuery:
+    def parse(
+        self, params: Iterable[tuple[str, str]] | QueryString, forced_filters: Sequence[Filter] = ()
+    ) -> ListQuery:
         """Turn query parameters into a ``ListQuery``.
 
         Args:
-            params: ``(name, value)`` pairs in request order, repetitions included.
+            params: ``(name, value)`` pairs in request order, repetitions included, or a
+                ``QueryString`` read from the raw query string; past ``limits.max_parameters``
+                the pairs are not read.
             forced_filters: Server-side filters (spec §4.4.10). A client filter whose parameter
                 names the same field with equality is dropped; the forced filters are ANDed
                 outside the client's filters.
@@ -146,22 +219,19 @@ class QueryParser:
             InvalidQueryError: With one ``ParameterError`` per bad parameter, at most
                 ``limits.max_problems`` of them plus one counting the rest (DESIGN.md, "Limits").
 
-        The work done is bounded by ``limits`` whatever ``params`` holds: the names past
+        The work done is bounded by ``limits`` whatever ``params`` holds: the parameters past
         ``max_parameters`` are only counted, ``order_by`` terms are counted before any is read,
         and at most ``max_suggestions`` names per request get a hint.
         """
         limits = self.limits
+        read = params if isinstance(params, QueryString) else QueryString.of(params, limits)
         errors: list[ParameterError] = []
         hints = _Hints(limits.max_suggestions)
         reserved: dict[str, str] = {}
         filter_params: list[tuple[str, str]] = []
         position: dict[str, int] = {}
-        refused: dict[str, None] = {}
-        for key, value in params:
+        for key, value in read.pairs:
             if key not in position:
-                if len(position) >= limits.max_parameters:
-                    refused[key] = None
-                    continue
                 position[key] = len(position)
                 if len(key) > limits.max_name_length:
                     shown = _shown_name(key, limits)
@@ -177,12 +247,12 @@ class QueryParser:
             else:
                 filter_params.append((key, value))
 
-        if refused:
+        if read.unread:
             message = (
-                f"and {len(refused)} more parameter names from this one on were not read: "
-                f"at most {limits.max_parameters} distinct names per request"
+                f"and {read.unread} more parameters from this one on were not read: a request is read up to "
+                f"{limits.max_parameters} parameters and {limits.max_query_length} characters of query string"
             )
-            errors.append(ParameterError(_shown_name(next(iter(refused)), limits), message))
+            errors.append(ParameterError(read.first_unread, message))
         window = self._window(reserved, errors)
         search = self._search(reserved.get("search", ""), errors)
         order = self._order(reserved.get("order_by", ""), errors, hints)

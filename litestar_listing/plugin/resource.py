@@ -17,7 +17,7 @@ from litestar.exceptions import ServiceUnavailableException, ValidationException
 from litestar_listing.backends.base import ListContext, ListingBackend, Page
 from litestar_listing.core.cursor import CURSOR_PARAMETER, CursorToken, fingerprint, value_text
 from litestar_listing.core.errors import ConfigurationError, InvalidQueryError, ParameterError, UnavailableError
-from litestar_listing.core.parsing import Limits, QueryParser, forced_filter, is_raw_key
+from litestar_listing.core.parsing import Limits, QueryParser, QueryString, forced_filter, is_raw_key
 from litestar_listing.core.query import Combine, FieldPath, Filter, FilterSyntax, ListQuery
 from litestar_listing.core.schema import ALL_FIELDS, FieldMap
 from litestar_listing.plugin.admission import Admission
@@ -232,9 +232,13 @@ class Resource:
         ]
 
     def parse(
-        self, params: Sequence[tuple[str, str]], connection: ASGIConnection[Any, Any, Any, Any] | None = None
+        self,
+        params: Sequence[tuple[str, str]] | QueryString,
+        connection: ASGIConnection[Any, Any, Any, Any] | None = None,
     ) -> ListQuery:
         """Parse query parameters into a ``ListQuery`` with the forced filters of ``connection``.
+
+        ``params`` are pairs, or the ``QueryString`` read from a request within ``limits``.
 
         Raises:
             ValidationException: Litestar's 400, one ``extra`` entry per bad parameter.
@@ -293,8 +297,11 @@ class Resource:
             ServiceUnavailableException: The store did not answer in time or at all (503).
         """
         if params is None:
-            params = query_items(connection) if connection is not None else []
-        query = self.parse(params, connection)
+            read = QueryString.read(_raw_query(connection), self.limits)
+            query = self.parse(read, connection)
+            params = read.pairs
+        else:
+            query = self.parse(params, connection)
         if self.admission is None:
             return await self._list_admitted(connection, query, params, load, session)
         try:
@@ -405,9 +412,13 @@ def _next_url(connection: ASGIConnection[Any, Any, Any, Any], params: Sequence[t
 
 
 def query_items(connection: ASGIConnection[Any, Any, Any, Any]) -> list[tuple[str, str]]:
-    """The request's query parameters as ``(name, value)`` pairs in request order, blanks kept."""
-    raw: bytes = connection.scope.get("query_string", b"")
-    return parse_qsl(raw.decode("utf-8", "replace"), keep_blank_values=True, errors="replace")
+    """The request's query parameters as ``(name, value)`` pairs in request order, blanks kept (all of them)."""
+    return parse_qsl(_raw_query(connection), keep_blank_values=True, errors="replace")
+
+
+def _raw_query(connection: ASGIConnection[Any, Any, Any, Any] | None) -> str:
+    raw: bytes = b"" if connection is None else connection.scope.get("query_string", b"")
+    return raw.decode("utf-8", "replace")
 
 
 _DBREF_KEYS = frozenset({"$id", "$ref", "$db"})

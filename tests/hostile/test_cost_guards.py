@@ -120,7 +120,7 @@ memory_only = pytest.mark.skipif("memory" not in BACKENDS, reason="engine limits
 async def test_oversized_input_is_a_fast_400(params: list[tuple[str, str]], key: str) -> None:
     status, body, elapsed = await timed_get(params)
     assert status == 400, body
-    assert [item["key"] for item in body["extra"]] == [key]
+    assert {item["key"] for item in body["extra"]} == {key}
     assert elapsed < HANG
 
 
