@@ -248,9 +248,10 @@ class QueryParser:
                 filter_params.append((key, value))
 
         if read.unread:
+            unread = "was not read" if read.unread == 1 else f"and the {read.unread - 1} after it were not read"
             message = (
-                f"and {read.unread} more parameters from this one on were not read: a request is read up to "
-                f"{limits.max_parameters} parameters and {limits.max_query_length} characters of query string"
+                f"{unread}: a request is read up to {limits.max_parameters} parameters and "
+                f"{limits.max_query_length} characters of query string"
             )
             errors.append(ParameterError(read.first_unread, message))
         window = self._window(reserved, errors)
