@@ -33,9 +33,10 @@ BACKENDS = tuple(filter(None, os.environ.get("LISTING_BACKENDS", "memory,sqlalch
 IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
 # Every checkout gets databases of its own on the shared server, so two clones can run side by side:
 # the tag is a hash of this checkout's path (or LISTING_POSTGRES_TAG).
-POSTGRES_TAG = os.environ.get("LISTING_POSTGRES_TAG") or hashlib.sha1(
-    str(Path(__file__).resolve().parent.parent).encode(), usedforsecurity=False
-).hexdigest()[:8]
+POSTGRES_TAG = (
+    os.environ.get("LISTING_POSTGRES_TAG")
+    or hashlib.sha1(str(Path(__file__).resolve().parent.parent).encode(), usedforsecurity=False).hexdigest()[:8]
+)
 
 _created: dict[str, str] = {}
 
@@ -43,7 +44,8 @@ _created: dict[str, str] = {}
 def postgres_database_url(database: str) -> str:
     """A plain ``postgresql://`` URL of ``database`` on the test server, created if missing.
 
-    The server-side name is ``<database>_<POSTGRES_TAG>``: this checkout's own copy. Skips the calling test when the server is unreachable, or fails it in CI.
+    The server-side name is ``<database>_<POSTGRES_TAG>``: this checkout's own copy. Skips the calling
+    test when the server is unreachable, or fails it in CI.
     """
     if database in _created:
         return _created[database]
