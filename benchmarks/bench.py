@@ -50,6 +50,7 @@ from urllib.parse import urlencode
 import asyncpg
 import bench_apps as apps
 import bench_data as data
+import bench_parse
 from report import database_server, git_state, package_version, write_markdown
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, create_async_engine
 
@@ -913,6 +914,8 @@ def targets(report: dict[str, Any]) -> list[str]:
                 + ", ".join(f"{size} {kib:.0f} KiB" for size, kib in values.items())
                 + f" — page-sized {verdict}."
             )
+    if "parse" in report:
+        lines += bench_parse.target_lines(report["parse"])
     return lines
 
 
@@ -1049,6 +1052,8 @@ async def run(settings: Settings, argv: Sequence[str]) -> dict[str, Any]:
             finally:
                 await place.close()
         await over_http(settings, wrk, database, report, log_dir)
+    say("parse: hostile query strings at the limits against a typical one")
+    report["parse"] = await bench_parse.measure(quick=settings.mode == "quick")
     report["targets"] = targets(report)
     return report
 
@@ -1089,6 +1094,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     say(f"results written to {settings.results} ({report['settings']['run_seconds']} s)")
     if settings.markdown is not None:
         write_markdown(settings.markdown, markdown(report), title="Benchmarks", marks=(BEGIN_MARK, END_MARK))
+        bench_parse.write(report["parse"], settings.markdown, report["command"])
         say(f"report written to {settings.markdown}")
     print_table(report)
     return 0

@@ -6,13 +6,16 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from urllib.parse import parse_qsl
 
 from litestar_listing.core.coercion import CoercionError, coerce, coerce_bool, coerce_text
 from litestar_listing.core.cursor import CURSOR_PARAMETER, CursorError, CursorToken, fingerprint
 from litestar_listing.core.errors import InvalidQueryError, ParameterError
+from litestar_listing.core.names import NameIndex
 from litestar_listing.core.operators import OPERATORS, Operator, ValueKind
 from litestar_listing.core.query import (
     LOOKUP_SEP,
@@ -26,10 +29,19 @@ from litestar_listing.core.query import (
     Search,
     Window,
 )
-from litestar_listing.core.schema import ExposedField, FieldMap, closest
+from litestar_listing.core.schema import ExposedField, FieldMap
 from litestar_listing.core.text import parse_like
 
-__all__ = ("MAX_OFFSET", "RESERVED", "Limits", "QueryParser", "forced_filter", "is_raw_key")
+__all__ = (
+    "MAX_OFFSET",
+    "PROBLEMS_SIZE",
+    "RESERVED",
+    "Limits",
+    "QueryParser",
+    "QueryString",
+    "forced_filter",
+    "is_raw_key",
+)
 
 RESERVED = ("page", "count", "search", "order_by")
 """The reserved query parameters (spec §4.1); every other name is a filter."""
@@ -37,7 +49,14 @@ RESERVED = ("page", "count", "search", "order_by")
 MAX_OFFSET = 2**63 - 1
 """The largest row offset a page may reach: a signed 64-bit integer (DESIGN.md, "Bounds")."""
 
+PROBLEMS_SIZE = 12 * 1024
+"""Bytes the listed problems of one 400 may take in its JSON body (keys, messages and the JSON
+around them), whatever the characters of the names: with the summary entry and the envelope,
+the body stays under 16 KiB (DESIGN.md, "Limits")."""
+
 _POSITIVE = re.compile(r"\+?[0-9]{1,20}")
+_SHOWN_NAME = 40
+"""Characters shown of a parameter name longer than ``Limits.max_name_length``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +71,20 @@ class Limits:
         max_pattern_length: Most characters of the value of a text operator (``like``, ``ilike``,
             ``(i)startswith``, ``(i)endswith``): a megabyte pattern costs every row it is tried on.
         max_filters: Most filter parameters in one request, repetitions included.
+        max_order_terms: Most comma-separated terms of ``order_by``, counted before any is read.
+        max_parameters: Most parameters (``name=value`` pairs, repetitions, reserved and unknown
+            names included) read from one request; the rest are not read, and one problem says how
+            many there were. Raise it with ``max_filters``.
+        max_query_length: Most characters of the raw query string read (8 KiB, the request-line
+            limit of most HTTP servers); the parameters past it are not read (one problem counts
+            them), so percent-decoding is bounded too. An ``in`` list of 500 long values needs more.
+        max_name_length: Most characters of a parameter name; a longer one is a problem of its
+            own, shown by its first characters only.
+        max_suggestions: Most distinct misspelt names of one request that get a "did you mean"
+            hint (each looked up once); the others get the plain message.
+        max_problems: Most problems a 400 lists, followed by one entry counting the rest. The
+            entries listed also stay within ``PROBLEMS_SIZE`` bytes, so that the body of any 400
+            stays under 16 KiB.
     """
 
     default_count: int = 10
@@ -60,6 +93,67 @@ class Limits:
     max_search_length: int = 256
     max_pattern_length: int = 256
     max_filters: int = 50
+    max_order_terms: int = 8
+    max_parameters: int = 64
+    max_query_length: int = 8 * 1024
+    max_name_length: int = 128
+    max_suggestions: int = 3
+    max_problems: int = 20
+
+
+@dataclass(frozen=True, slots=True)
+class QueryString:
+    """The parameters read from one request, within ``Limits.max_query_length`` and ``max_parameters``.
+
+    Attributes:
+        pairs: ``(name, value)`` pairs in request order, repetitions and blank values kept.
+        unread: How many parameters were left unread (not decoded, not looked at).
+        first_unread: The name of the first of them, as an error shows it.
+    """
+
+    pairs: tuple[tuple[str, str], ...]
+    unread: int = 0
+    first_unread: str = ""
+
+    @classmethod
+    def read(cls, raw: str, limits: Limits) -> QueryString:
+        """Decode the head of a raw query string as ``urllib.parse.parse_qsl`` does (UTF-8, ``+`` is a space).
+
+        Only the first ``max_query_length`` characters, and in them the first ``max_parameters``
+        parameters, are decoded; the rest are only counted, without decoding.
+        """
+        head, rest = raw, ""
+        if len(raw) > limits.max_query_length:
+            # Cut before the parameter that crosses the limit: it is not read at all.
+            cut = raw.rfind("&", 0, limits.max_query_length + 1)
+            head, rest = (raw[:cut], raw[cut + 1 :]) if cut >= 0 else ("", raw)
+        pieces = head.split("&", limits.max_parameters)
+        if len(pieces) > limits.max_parameters:
+            rest = pieces.pop() + ("&" + rest if rest else "")
+        pairs = tuple(parse_qsl("&".join(pieces), keep_blank_values=True, errors="replace"))
+        return cls._with_rest(pairs, rest.split("&"), limits)
+
+    @classmethod
+    def of(cls, params: Iterable[tuple[str, str]], limits: Limits) -> QueryString:
+        """Pairs already decoded (``Resource.parse``, tests): the first ``max_parameters`` of them are read."""
+        listed = list(params)
+        read = tuple(listed[: limits.max_parameters])
+        rest = listed[limits.max_parameters :]
+        return cls(read, len(rest), _shown_name(rest[0][0], limits) if rest else "")
+
+    @classmethod
+    def _with_rest(cls, pairs: tuple[tuple[str, str], ...], rest: list[str], limits: Limits) -> QueryString:
+        unread = len(rest) - rest.count("")
+        if not unread:
+            return cls(pairs)
+        first = next(piece for piece in rest if piece)
+        # Only this one name of the rest is decoded, and only as much of it as an error shows.
+        prefix = first[: 3 * (limits.max_name_length + 1)]
+        name, equals, _ = prefix.partition("=")
+        decoded = parse_qsl(f"{name}=", keep_blank_values=True, errors="replace")
+        shown = decoded[0][0] if decoded else name
+        cut = not equals and len(first) > len(prefix)
+        return cls(pairs, unread, shown[:_SHOWN_NAME] + "…" if cut else _shown_name(shown, limits))
 
 
 def is_raw_key(key: str) -> bool:
@@ -101,12 +195,23 @@ class QueryParser:
     raw_keys: frozenset[str] = frozenset()
     keyset: bool = False
     operators: Mapping[str, Operator] = field(default_factory=lambda: OPERATORS)
+    _filter_names: NameIndex = field(init=False, repr=False, compare=False)
+    _order_names: NameIndex = field(init=False, repr=False, compare=False)
 
-    def parse(self, params: Iterable[tuple[str, str]], forced_filters: Sequence[Filter] = ()) -> ListQuery:
+    def __post_init__(self) -> None:
+        # The candidates of "did you mean" hints, indexed once per resource rather than per bad name.
+        object.__setattr__(self, "_filter_names", NameIndex(self.field_map.filterable))
+        object.__setattr__(self, "_order_names", NameIndex(self.field_map.orderable))
+
+    def parse(
+        self, params: Iterable[tuple[str, str]] | QueryString, forced_filters: Sequence[Filter] = ()
+    ) -> ListQuery:
         """Turn query parameters into a ``ListQuery``.
 
         Args:
-            params: ``(name, value)`` pairs in request order, repetitions included.
+            params: ``(name, value)`` pairs in request order, repetitions included, or a
+                ``QueryString`` read from the raw query string; past ``limits.max_parameters``
+                the pairs are not read.
             forced_filters: Server-side filters (spec §4.4.10). A client filter whose parameter
                 names the same field with equality is dropped; the forced filters are ANDed
                 outside the client's filters.
@@ -115,14 +220,30 @@ class QueryParser:
             The query, its order ending with the primary key.
 
         Raises:
-            InvalidQueryError: With one ``ParameterError`` per bad parameter.
+            InvalidQueryError: With one ``ParameterError`` per bad parameter, at most
+                ``limits.max_problems`` of them plus one counting the rest (DESIGN.md, "Limits").
+
+        The work done is bounded by ``limits`` whatever ``params`` holds: the parameters past
+        ``max_parameters`` are only counted, ``order_by`` terms are counted before any is read,
+        and at most ``max_suggestions`` names per request get a hint.
         """
+        limits = self.limits
+        read = params if isinstance(params, QueryString) else QueryString.of(params, limits)
         errors: list[ParameterError] = []
+        hints = _Hints(limits.max_suggestions)
         reserved: dict[str, str] = {}
         filter_params: list[tuple[str, str]] = []
         position: dict[str, int] = {}
-        for key, value in params:
-            position.setdefault(key, len(position))
+        for key, value in read.pairs:
+            if key not in position:
+                position[key] = len(position)
+                if len(key) > limits.max_name_length:
+                    shown = _shown_name(key, limits)
+                    position.setdefault(shown, position[key])
+                    message = f"is {len(key)} characters long; parameter names have at most {limits.max_name_length}"
+                    errors.append(ParameterError(shown, message))
+            if len(key) > limits.max_name_length:
+                continue
             if key in RESERVED or (self.keyset and key == CURSOR_PARAMETER):
                 if key in reserved:
                     errors.append(ParameterError(key, "must be given at most once"))
@@ -130,11 +251,18 @@ class QueryParser:
             else:
                 filter_params.append((key, value))
 
+        if read.unread:
+            unread = "was not read" if read.unread == 1 else f"and the {read.unread - 1} after it were not read"
+            message = (
+                f"{unread}: a request is read up to {limits.max_parameters} parameters and "
+                f"{limits.max_query_length} characters of query string"
+            )
+            errors.append(ParameterError(read.first_unread, message))
         window = self._window(reserved, errors)
         search = self._search(reserved.get("search", ""), errors)
-        order = self._order(reserved.get("order_by", ""), errors)
+        order = self._order(reserved.get("order_by", ""), errors, hints)
         forced_keys = {item.path.name for item in forced_filters}
-        filters = self._filters(filter_params, forced_keys, errors)
+        filters = self._filters(filter_params, forced_keys, errors, hints)
         query = ListQuery(
             filters=tuple(filters),
             combine=self.combine,
@@ -147,7 +275,8 @@ class QueryParser:
             query = self._continue(query, reserved, errors)
         if errors:
             # Report in the order the client wrote the parameters (sort is stable per key).
-            raise InvalidQueryError(sorted(errors, key=lambda error: position.get(error.key, len(position))))
+            ordered = sorted(errors, key=lambda error: position.get(error.key, len(position)))
+            raise InvalidQueryError(_listed(ordered, limits))
         return query
 
     def _continue(self, query: ListQuery, reserved: dict[str, str], errors: list[ParameterError]) -> ListQuery:
@@ -206,9 +335,15 @@ class QueryParser:
             return None
         return Search(text, tuple(exposed.path for exposed in self.field_map.searchable))
 
-    def _order(self, text: str, errors: list[ParameterError]) -> tuple[OrderTerm, ...]:
+    def _order(self, text: str, errors: list[ParameterError], hints: _Hints) -> tuple[OrderTerm, ...]:
         if not text:
             return self.field_map.default_order
+        limit = self.limits.max_order_terms
+        count = text.count(",") + 1
+        if count > limit:
+            message = f"expected at most {limit} terms, not {count}. Write [-]field[,[-]field...]."
+            errors.append(ParameterError("order_by", message))
+            return ()
         terms: list[OrderTerm] = []
         seen: set[str] = set()
         orderable = self.field_map.orderable
@@ -216,8 +351,7 @@ class QueryParser:
             name = raw.removeprefix("-")
             exposed = orderable.get(name)
             if exposed is None:
-                hint = closest(name, orderable)
-                message = f"{_short(raw)} is not an orderable field" + _did_you_mean(hint)
+                message = f"{_short(raw)} is not an orderable field" + hints.did_you_mean(self._order_names, name)
                 errors.append(ParameterError("order_by", message + " Write [-]field[,[-]field...]."))
             elif name in seen:
                 errors.append(ParameterError("order_by", f"{name!r} is listed more than once"))
@@ -227,7 +361,7 @@ class QueryParser:
         return tuple(terms)
 
     def _filters(
-        self, params: list[tuple[str, str]], forced_keys: set[str], errors: list[ParameterError]
+        self, params: list[tuple[str, str]], forced_keys: set[str], errors: list[ParameterError], hints: _Hints
     ) -> list[Filter | RawFilter]:
         if len(params) > self.limits.max_filters:
             key = params[self.limits.max_filters][0]
@@ -244,7 +378,8 @@ class QueryParser:
                 elif not self.ignore_unknown:
                     errors.append(ParameterError(key, "is not a filter of this resource."))
                 continue
-            resolved = self._resolve_document_key(key, errors) if document else self._resolve_key(key, errors)
+            resolve = self._resolve_document_key if document else self._resolve_key
+            resolved = resolve(key, errors, hints)
             if resolved is None:
                 continue
             exposed, operator = resolved
@@ -268,12 +403,14 @@ class QueryParser:
                 filters.append(RawFilter(key, tuple(dict.fromkeys(values))))
         return filters
 
-    def _unknown(self, key: str, name: str, errors: list[ParameterError]) -> None:
+    def _unknown(self, key: str, name: str, errors: list[ParameterError], hints: _Hints) -> None:
         if not self.ignore_unknown:
-            hint = closest(name, self.field_map.filterable)
-            errors.append(ParameterError(key, "is not a filter of this resource" + _did_you_mean(hint)))
+            hint = hints.did_you_mean(self._filter_names, name)
+            errors.append(ParameterError(key, "is not a filter of this resource" + hint))
 
-    def _resolve_document_key(self, key: str, errors: list[ParameterError]) -> tuple[ExposedField, Operator] | None:
+    def _resolve_document_key(
+        self, key: str, errors: list[ParameterError], hints: _Hints
+    ) -> tuple[ExposedField, Operator] | None:
         """Spec §4.4.9: a field by equality, or a reference by its name or ``<field>_id``."""
         exposed = self.field_map.filterable.get(key)
         if exposed is None:
@@ -281,18 +418,20 @@ class QueryParser:
             if relation is not None and relation.key_field is not None:
                 exposed = self.field_map.filterable.get(relation.key_field)
         if exposed is None:
-            self._unknown(key, key, errors)
+            self._unknown(key, key, errors, hints)
             return None
         return exposed, OPERATORS["eq"]
 
-    def _resolve_key(self, key: str, errors: list[ParameterError]) -> tuple[ExposedField, Operator] | None:
+    def _resolve_key(
+        self, key: str, errors: list[ParameterError], hints: _Hints
+    ) -> tuple[ExposedField, Operator] | None:
         head, sep, tail = key.rpartition(LOOKUP_SEP)
         operator = self.operators.get(tail) if sep else None
         name = head if operator is not None else key
         operator = operator or self.operators["eq"]
         exposed = self.field_map.filterable.get(name)
         if exposed is None:
-            self._unknown(key, name, errors)
+            self._unknown(key, name, errors, hints)
             return None
         if not operator.applies_to(exposed.field.type):
             usable = [op.name for op in self.operators.values() if op.applies_to(exposed.field.type)]
@@ -321,10 +460,11 @@ class QueryParser:
         info = exposed.field
         try:
             if operator.kind is ValueKind.LIST:
-                raw_values = [part for _, raw in items for part in (raw.split(",") if split else [raw])]
-                if len(raw_values) > self.limits.max_in_values:
+                # Counted before splitting: a megabyte of commas is refused without a list of its parts.
+                if sum(raw.count(",") + 1 if split else 1 for _, raw in items) > self.limits.max_in_values:
                     errors.append(ParameterError(key, f"at most {self.limits.max_in_values} values"))
                     return None
+                raw_values = [part for _, raw in items for part in (raw.split(",") if split else [raw])]
                 value: object = tuple(dict.fromkeys(coerce(info, raw) for raw in raw_values))
             elif operator.kind is ValueKind.FIELD:
                 value = coerce(info, items[0][1])
@@ -358,6 +498,59 @@ class QueryParser:
 
 def _did_you_mean(names: list[str]) -> str:
     return "; did you mean " + " or ".join(repr(name) for name in names) + "?" if names else "."
+
+
+@dataclass(slots=True)
+class _Hints:
+    """The "did you mean" endings of one request's messages.
+
+    Each distinct name is looked up once, and at most ``budget`` names are; past the budget a name
+    gets the plain ending.
+    """
+
+    budget: int
+    found: dict[tuple[int, str], str] = field(default_factory=dict)
+
+    def did_you_mean(self, index: NameIndex, name: str) -> str:
+        key = (id(index), name)
+        if key not in self.found:
+            if len(self.found) >= self.budget:
+                return "."
+            self.found[key] = _did_you_mean(index.closest(name))
+        return self.found[key]
+
+
+def _shown_name(key: str, limits: Limits) -> str:
+    """A parameter name as an error shows it: its first characters when it is past the length limit."""
+    return key if len(key) <= limits.max_name_length else key[:_SHOWN_NAME] + "…"
+
+
+def _json_size(text: str) -> int:
+    return len(json.dumps(text, ensure_ascii=False).encode())
+
+
+def _listed(errors: list[ParameterError], limits: Limits) -> list[ParameterError]:
+    """``errors`` as a 400 lists them.
+
+    The first ``max_problems`` that fit in ``PROBLEMS_SIZE`` bytes, then one entry counting the rest,
+    on the key of the first one left out.
+    """
+    listed: list[ParameterError] = []
+    size = 0
+    for error in errors:
+        # The key appears twice in the body: in its entry and in the detail's list of keys.
+        size += 2 * _json_size(error.key) + _json_size(error.message) + len('{"key":,"message":,"source":"query"},, ')
+        if len(listed) == limits.max_problems or size > PROBLEMS_SIZE:
+            break
+        listed.append(error)
+    rest = errors[len(listed) :]
+    if rest:
+        message = (
+            f"and {len(rest)} more problems from this parameter on, not listed: a 400 lists at most "
+            f"{limits.max_problems}; fix these and send the request again"
+        )
+        listed.append(ParameterError(rest[0].key, message))
+    return listed
 
 
 def _bounded_int(

@@ -172,3 +172,22 @@ class ListQuery:
     window: Window = field(default_factory=Window)
     forced_filters: tuple[Filter, ...] = ()
     after: tuple[object, ...] | None = None
+
+    def rows_before(self) -> int | None:
+        """How many rows sort before the page, if the server knows it without counting.
+
+        ``window.offset`` for a page asked by number; None after a cursor, whose page number the
+        client wrote (DESIGN.md, "Totals": no number of the envelope comes from the client).
+        """
+        return self.window.offset if self.after is None else None
+
+    def total_from_page(self, rows: int) -> int | None:
+        """The total a page of ``rows`` items proves without counting, or None when it must be counted.
+
+        A partial page is the last one, and an empty first page means an empty list: the total
+        is the rows before the page plus its own. Never after a cursor (``rows_before``).
+        """
+        before = self.rows_before()
+        if before is None or not ((rows and rows < self.window.count) or (not rows and self.window.page == 1)):
+            return None
+        return before + rows

@@ -7,7 +7,6 @@ policy against it once, at application start (DESIGN.md, "Exposure").
 from __future__ import annotations
 
 import builtins
-import difflib
 import enum
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -15,6 +14,7 @@ from types import MappingProxyType
 
 from litestar_listing.core.errors import ConfigurationError
 from litestar_listing.core.fields import LOOKUP_SEP, FieldPath, ValueType
+from litestar_listing.core.names import NameIndex
 from litestar_listing.core.query import OrderTerm
 
 __all__ = (
@@ -136,8 +136,11 @@ class ExposedField:
 
 
 def closest(name: str, candidates: Iterable[str], limit: int = 3) -> list[str]:
-    """The allowed names closest to a misspelt ``name``, best first (for error messages)."""
-    return difflib.get_close_matches(name, list(candidates), n=limit, cutoff=0.6)
+    """The allowed names closest to a misspelt ``name``, best first (for configuration errors).
+
+    Requests use a ``NameIndex`` built once per resource instead of indexing ``candidates`` anew.
+    """
+    return NameIndex(candidates).closest(name, limit)
 
 
 def _resolve(graph: ModelGraph, path: FieldPath, computed: Mapping[str, FieldInfo]) -> ExposedField:

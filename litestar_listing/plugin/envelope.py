@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Any, Literal
 
@@ -29,8 +28,11 @@ class Pagination(msgspec.Struct, kw_only=True):
 
 
 def pagination(page: int, count: int, total: int) -> Pagination:
-    """Build the paging metadata; ``total_pages`` is ``total / count`` rounded up (spec §2.2)."""
-    return Pagination(page=page, count=count, total=total, total_pages=math.ceil(total / count))
+    """Build the paging metadata; ``total_pages`` is ``total / count`` rounded up (spec §2.2).
+
+    Integer arithmetic, exact for any total (a float division is off past 2**53).
+    """
+    return Pagination(page=page, count=count, total=total, total_pages=-(-total // count))
 
 
 def python_type(info: FieldInfo) -> Any:

@@ -6,7 +6,7 @@ import asyncio
 import inspect
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
@@ -24,9 +24,15 @@ from litestar_listing.backends.base import (
     offered_operators,
 )
 from litestar_listing.core.cursor import CURSOR_PARAMETER, CursorToken, fingerprint, value_text
-from litestar_listing.core.errors import ConfigurationError, InvalidQueryError, UnavailableError, UnsupportedQueryError
+from litestar_listing.core.errors import (
+    ConfigurationError,
+    InvalidQueryError,
+    ParameterError,
+    UnavailableError,
+    UnsupportedQueryError,
+)
 from litestar_listing.core.operators import Operator
-from litestar_listing.core.parsing import Limits, QueryParser, forced_filter, is_raw_key
+from litestar_listing.core.parsing import Limits, QueryParser, QueryString, forced_filter, is_raw_key
 from litestar_listing.core.query import LOOKUP_SEP, Combine, FieldPath, Filter, FilterSyntax, ListQuery
 from litestar_listing.core.schema import ALL_FIELDS, FieldMap, ModelGraph, closest
 from litestar_listing.plugin.admission import Admission
@@ -258,9 +264,13 @@ class Resource:
         ]
 
     def parse(
-        self, params: Sequence[tuple[str, str]], connection: ASGIConnection[Any, Any, Any, Any] | None = None
+        self,
+        params: Sequence[tuple[str, str]] | QueryString,
+        connection: ASGIConnection[Any, Any, Any, Any] | None = None,
     ) -> ListQuery:
         """Parse query parameters into a ``ListQuery`` with the forced filters of ``connection``.
+
+        ``params`` are pairs, or the ``QueryString`` read from a request within ``limits``.
 
         Raises:
             ValidationException: Litestar's 400, one ``extra`` entry per bad parameter.
@@ -269,8 +279,7 @@ class Resource:
         try:
             return self.parser.parse(params, self.forced_filters(connection))
         except InvalidQueryError as error:
-            extra = [{"key": item.key, "message": item.message, "source": "query"} for item in error.errors]
-            raise ValidationException(detail=str(error), extra=extra) from None
+            raise _bad_request(error) from None
 
     async def list(
         self,
@@ -320,8 +329,11 @@ class Resource:
             ServiceUnavailableException: The store did not answer in time or at all (503).
         """
         if params is None:
-            params = query_items(connection) if connection is not None else []
-        query = self.parse(params, connection)
+            read = QueryString.read(_raw_query(connection), self.limits)
+            query = self.parse(read, connection)
+            params = read.pairs
+        else:
+            query = self.parse(params, connection)
         if self.admission is None:
             return await self._list_admitted(connection, query, params, load, session)
         try:
@@ -356,8 +368,13 @@ class Resource:
             exact_total_below=self.exact_total_below,
         )
         page = await self._fetch(query, context)
-        await self._enrich(page, EnrichContext(connection, self, context, query))
         window = query.window
+        if query.after is not None and window.offset + len(page.items) > page.total:
+            if page.total_mode == "estimated":  # the planner may be short: the count decides
+                page = await self._fetch(query, replace(context, total_mode="exact"))
+            if window.offset + len(page.items) > page.total:
+                _refuse_cursor(page.total)
+        await self._enrich(page, EnrichContext(connection, self, context, query))
         headers: dict[str, str] = {}
         if self.total_mode == "estimated":
             headers["X-Total-Mode"] = page.total_mode
@@ -396,8 +413,7 @@ class Resource:
             # The start-up check keeps parsed queries from getting here; if one ever does, the
             # client learns which parameter the store cannot answer, not a 500.
             message = f"cannot be answered by this resource's store ({error})"
-            extra = [{"key": error.key, "message": message, "source": "query"}]
-            raise ValidationException(detail=f"Unsupported query parameter: {error.key}", extra=extra) from error
+            raise _bad_request(InvalidQueryError([ParameterError(error.key, message)])) from error
 
     async def _enrich(self, page: Page, context: EnrichContext) -> None:
         if self.enrich is None or not page.items:
@@ -431,6 +447,22 @@ def check_load(graph: ModelGraph, load: Sequence[str]) -> None:
             entity = graph.entities[relation.target]
 
 
+def _refuse_cursor(total: int) -> None:
+    """The 400 of a cursor whose page number does not fit the list's count: forged, or the list shrank.
+
+    Raises:
+        ValidationException: Always, on ``cursor``.
+    """
+    message = f"a cursor of this list: its page lies past the {total} items the list has now; start from page=1"
+    raise _bad_request(InvalidQueryError([ParameterError(CURSOR_PARAMETER, message)]))
+
+
+def _bad_request(error: InvalidQueryError) -> ValidationException:
+    """Litestar's 400 for ``error``: one ``extra`` entry ``{key, message, source}`` per problem."""
+    extra = [{"key": item.key, "message": item.message, "source": "query"} for item in error.errors]
+    return ValidationException(detail=str(error), extra=extra)
+
+
 def _next_url(connection: ASGIConnection[Any, Any, Any, Any], params: Sequence[tuple[str, str]], token: str) -> str:
     """The request's URL with ``page`` and ``cursor`` replaced by ``cursor=<token>``."""
     kept = [(key, value) for key, value in params if key not in {"page", CURSOR_PARAMETER}]
@@ -442,9 +474,13 @@ def _next_url(connection: ASGIConnection[Any, Any, Any, Any], params: Sequence[t
 
 
 def query_items(connection: ASGIConnection[Any, Any, Any, Any]) -> list[tuple[str, str]]:
-    """The request's query parameters as ``(name, value)`` pairs in request order, blanks kept."""
-    raw: bytes = connection.scope.get("query_string", b"")
-    return parse_qsl(raw.decode("utf-8", "replace"), keep_blank_values=True, errors="replace")
+    """The request's query parameters as ``(name, value)`` pairs in request order, blanks kept (all of them)."""
+    return parse_qsl(_raw_query(connection), keep_blank_values=True, errors="replace")
+
+
+def _raw_query(connection: ASGIConnection[Any, Any, Any, Any] | None) -> str:
+    raw: bytes = b"" if connection is None else connection.scope.get("query_string", b"")
+    return raw.decode("utf-8", "replace")
 
 
 _DBREF_KEYS = frozenset({"$id", "$ref", "$db"})

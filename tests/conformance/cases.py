@@ -82,6 +82,7 @@ _IN_201 = ",".join(str(value) for value in range(300, 501))
 _FILTERS_50 = "&".join(f"quantity__ne={value}" for value in range(1000, 1050))
 _X_256 = "x" * 256
 _E_ACUTE_256 = "%C3%A9" * 256  # 256 characters, 512 bytes
+_SEVEN_TERMS = "name,status,quantity,weight,price,active,created_at"  # after -id: 8 terms, the limit
 
 # fmt: off
 _NAME_ASC: tuple[int, ...] = (  # code points, NULLs last
@@ -1455,6 +1456,9 @@ _TABLE: tuple[Case, ...] = (
     Case("error:order-double-minus", "order_by=--name", errors=("order_by",)),
     Case("error:order-minus-only", "order_by=-", errors=("order_by",)),
     Case("error:order-with-operator", "order_by=name__ilike", errors=("order_by",)),
+    Case("limit:order-by-8-terms", f"order_by=-id,{_SEVEN_TERMS}&count=3", (31, 30, 29), 31),
+    Case("error:order-by-9-terms", f"order_by=-id,{_SEVEN_TERMS},note", errors=("order_by",)),
+    Case("error:order-by-9-unknown-terms", "order_by=" + ",".join(["nope"] * 9), errors=("order_by",)),
     # ---------------------------------------------------------------- 400: every bad parameter at once
     Case(
         "error:all-at-once",

@@ -48,6 +48,7 @@ SQL_EXAMPLES = (
     "enrichment",
     "eager_loading",
     "security",
+    "fairness",
     "extensions",
 )
 BEANIE_EXAMPLE = "beanie_notes"
@@ -454,6 +455,19 @@ def test_limits_and_literal_text(clients: Clients) -> None:
     missing = get(client, "/api/v1/accounts/?pasword_hash=x", status=400)["extra"]
     assert [entry["message"] for entry in private] == [entry["message"] for entry in missing]
     assert all("password_hash" not in item for item in get(client, "/api/v1/accounts/")["data"])
+
+
+def test_rate_limit_per_client_next_to_admission(clients: Clients) -> None:
+    client = clients["fairness"]
+    statuses = [client.get("/api/v1/articles/?count=1").status_code for _ in range(31)]
+    assert statuses == [200] * 30 + [429]
+    refused = client.get("/api/v1/articles/")
+    assert refused.status_code == 429
+    assert refused.headers["RateLimit-Remaining"] == "0"
+    assert client.get("/schema/openapi.json").status_code == 200  # excluded
+    admission = example("fairness").articles.admission
+    assert admission is not None
+    assert admission.limit == 8
 
 
 def test_timeouts_answer_503_and_the_app_recovers(clients: Clients) -> None:

@@ -51,8 +51,18 @@ APP = Litestar(
 
 
 async def timed_get(params: Sequence[tuple[str, str]] | str) -> tuple[int, Any, float]:
-    """Call the app as a server would, with any query string (HTTP clients refuse megabyte URLs)."""
-    query = params if isinstance(params, str) else urlencode(params)
+    """``served``, with the body decoded from JSON."""
+    started = time.perf_counter()
+    status, body = await served(params if isinstance(params, str) else urlencode(params))
+    return status, json.loads(body), time.perf_counter() - started
+
+
+async def served(query: str) -> tuple[int, bytes]:
+    """Call the app as a server would, with any query string (HTTP clients refuse megabyte URLs).
+
+    Returns:
+        The status and the body's bytes.
+    """
     scope = {
         "type": "http",
         "asgi": {"version": "3.0"},
@@ -75,12 +85,9 @@ async def timed_get(params: Sequence[tuple[str, str]] | str) -> tuple[int, Any, 
     async def send(message: dict[str, Any]) -> None:
         sent.append(message)
 
-    started = time.perf_counter()
     await APP(scope, receive, send)  # type: ignore[arg-type]
-    elapsed = time.perf_counter() - started
     status = next(message["status"] for message in sent if message["type"] == "http.response.start")
-    body = b"".join(message.get("body", b"") for message in sent if message["type"] == "http.response.body")
-    return status, json.loads(body), elapsed
+    return status, b"".join(message.get("body", b"") for message in sent if message["type"] == "http.response.body")
 
 
 memory_only = pytest.mark.skipif(
@@ -115,7 +122,7 @@ memory_only = pytest.mark.skipif(
 async def test_oversized_input_is_a_fast_400(params: list[tuple[str, str]], key: str) -> None:
     status, body, elapsed = await timed_get(params)
     assert status == 400, body
-    assert [item["key"] for item in body["extra"]] == [key]
+    assert {item["key"] for item in body["extra"]} == {key}
     assert elapsed < HANG
 
 

@@ -250,7 +250,7 @@ class PiccoloBackend:
             return await planner_rows(explain, sql)
 
         total, estimated = await total_of(
-            query.window, len(rows), context, count=count, estimate=None if connection is None else estimate
+            query, len(rows), context, count=count, estimate=None if connection is None else estimate
         )
         pairs: list[tuple[Mapping[str, Any], dict[str, Any]]] = []
         for row in rows:

@@ -11,13 +11,13 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from litestar_listing.backends.base import ListContext
-    from litestar_listing.core.query import Window
+    from litestar_listing.core.query import ListQuery
 
 __all__ = ("planner_rows", "total_of")
 
 
 async def total_of(
-    window: Window,
+    query: ListQuery,
     found: int,
     context: ListContext,
     *,
@@ -27,12 +27,13 @@ async def total_of(
     """The total of a list whose page holds ``found`` rows, and whether it is an estimate.
 
     A partial page (or an empty first page) is the last one, so the total is known without
-    counting. Otherwise, with ``context.total_mode == "estimated"`` and an ``estimate`` (PostgreSQL), the
+    counting (``ListQuery.total_from_page``; never after a keyset cursor, whose page number the
+    client wrote). Otherwise, with ``context.total_mode == "estimated"`` and an ``estimate`` (PostgreSQL), the
     planner's estimate stands when it is at least ``context.exact_total_below``, raised to the rows
     before and on this page, which exist whatever the planner thinks; else ``count`` counts.
 
     Args:
-        window: The page asked for.
+        query: The listed query (its window and keyset position).
         found: Rows on the page (at most ``window.count``).
         context: The call's context (``total``, ``exact_total_below``).
         count: Runs the exact count.
@@ -42,12 +43,13 @@ async def total_of(
     Returns:
         ``(total, estimated)``.
     """
-    if (found and found < window.count) or (not found and window.page == 1):
-        return window.offset + found, False
+    known = query.total_from_page(found)
+    if known is not None:
+        return known, False
     if context.total_mode == "estimated" and estimate is not None:
         estimated = await estimate()
         if estimated is not None and estimated >= context.exact_total_below:
-            return max(estimated, window.offset + found), True
+            return max(estimated, (query.rows_before() or 0) + found), True
     return await count(), False
 
 

@@ -243,7 +243,7 @@ class SQLAlchemyBackend:
             return await _estimate(session, total_statement)
 
         total, estimated = await total_of(
-            query.window, len(rows), context, count=count, estimate=estimate if dialect == "postgresql" else None
+            query, len(rows), context, count=count, estimate=estimate if dialect == "postgresql" else None
         )
         tree = load_tree(context.load)
         # Labelled columns after the entity, the same for every row; the ordering values come last.
