@@ -28,9 +28,9 @@ from litestar_listing import Resource
 from litestar_listing.core.names import NameIndex
 from litestar_listing.core.parsing import Limits, QueryString
 from tests.conformance.targets import BEANIE_OPTIONS, THINGS_OPTIONS, memory_target
-from tests.conftest import BACKENDS
 from tests.hostile import Opened, request
 from tests.hostile.test_cost_guards import served
+from tests.matrix import selected
 
 BODY_LIMIT = 16 * 1024
 """Bytes a 400 body may take at most, whatever the request."""
@@ -257,7 +257,7 @@ def test_a_forged_cursor_page_is_refused(opened: Opened, fetches: Work, page: in
 # ------------------------------------------------------------------------------------------ served
 
 
-@pytest.mark.skipif("memory" not in BACKENDS, reason="the served app lists the memory backend")
+@pytest.mark.skipif(not selected(backend="memory"), reason="the served app lists the memory backend")
 @pytest.mark.parametrize(
     "query",
     [
