@@ -28,7 +28,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 import bench_data as data
-import load
+import report
 
 from litestar_listing import Resource
 from litestar_listing.core.errors import InvalidQueryError
@@ -259,18 +259,12 @@ def markdown(section: dict[str, Any], *, heading: str = "###") -> list[str]:
 def write(section: dict[str, Any], path: pathlib.Path, command: str) -> None:
     """Put the section between its marks in ``path`` (appended when the page has none), the rest kept."""
     block = "\n".join([BEGIN_MARK, "", f"Run of `{command}`, {machine_line()}.", "", *markdown(section), "", END_MARK])
-    text = path.read_text(encoding="utf-8") if path.exists() else ""
-    if BEGIN_MARK in text and END_MARK in text:
-        head, _, rest = text.partition(BEGIN_MARK)
-        text = head + block + rest.partition(END_MARK)[2]
-    else:
-        text = text.rstrip("\n") + "\n\n" + block + "\n"
-    path.write_text(text, encoding="utf-8")
+    report.write_markdown(path, block, title="Benchmarks", marks=(BEGIN_MARK, END_MARK))
 
 
 def machine_line() -> str:
     """The date, commit and machine load of this run, for the page."""
-    commit = (load.git_state().get("commit") or "unknown")[:12]
+    commit = (report.git_state().get("commit") or "unknown")[:12]
     return (
         f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, commit `{commit}`, {os.cpu_count()} CPUs, "
         f"load average {os.getloadavg()[0]:.1f}"

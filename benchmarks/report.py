@@ -62,7 +62,8 @@ async def database_server(url: str) -> dict[str, Any]:
 def write_markdown(path: pathlib.Path, generated: str, *, title: str, marks: tuple[str, str]) -> None:
     """Replace the generated part of ``path`` (between ``marks``), keeping the text around it.
 
-    A page without both marks is written anew: ``# <title>`` and ``generated``.
+    ``generated`` starts with the begin mark and ends with the end mark. A page without both marks
+    gets ``generated`` appended, and a missing page is written anew: ``# <title>`` and ``generated``.
     """
     begin, end = marks
     text = path.read_text(encoding="utf-8") if path.exists() else ""
@@ -70,6 +71,8 @@ def write_markdown(path: pathlib.Path, generated: str, *, title: str, marks: tup
         head, _, rest = text.partition(begin)
         _, _, tail = rest.partition(end)
         text = head + generated.rstrip("\n") + tail
+    elif text:
+        text = text.rstrip("\n") + "\n\n" + generated.rstrip("\n") + "\n"
     else:
         text = f"# {title}\n\n" + generated
     path.parent.mkdir(parents=True, exist_ok=True)
