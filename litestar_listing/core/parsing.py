@@ -10,7 +10,7 @@ import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from urllib.parse import parse_qsl
+from urllib.parse import parse_qsl, unquote
 
 from litestar_listing.core.coercion import CoercionError, coerce, coerce_bool, coerce_text
 from litestar_listing.core.cursor import CURSOR_PARAMETER, CursorError, CursorToken, fingerprint
@@ -130,7 +130,7 @@ class QueryString:
         pieces = head.split("&", limits.max_parameters)
         if len(pieces) > limits.max_parameters:
             rest = pieces.pop() + ("&" + rest if rest else "")
-        pairs = tuple(parse_qsl("&".join(pieces), keep_blank_values=True, errors="replace"))
+        pairs = tuple(_decode_pairs(pieces))
         return cls._with_rest(pairs, rest.split("&"), limits)
 
     @classmethod
@@ -154,6 +154,35 @@ class QueryString:
         shown = decoded[0][0] if decoded else name
         cut = not equals and len(first) > len(prefix)
         return cls(pairs, unread, shown[:_SHOWN_NAME] + "…" if cut else _shown_name(shown, limits))
+
+
+_PLAIN_ESCAPED = re.compile(r"(?:[\x20-\x24\x26-\x5b\x5d-\x7e]|%[0-9A-Fa-f]{2})*")
+"""Printable ASCII but backslash, with every ``%`` starting a valid escape: decodable in C below."""
+
+
+def _decode_pairs(pieces: Iterable[str]) -> Iterable[tuple[str, str]]:
+    r"""``parse_qsl(keep_blank_values=True, errors="replace")`` of the ``&``-separated ``pieces``.
+
+    The same pairs, with the same CPU cost for every spelling: ``urllib.parse.unquote`` spends a
+    Python step per escape, so 8 KiB of ``%01`` took about 1 ms of the event loop. A component
+    made of printable ASCII and valid escapes is decoded by the codecs instead (``%XX`` read as
+    ``\xXX`` by ``unicode_escape``, whose code points below 256 are the escaped bytes); anything
+    else goes through ``unquote``, as before.
+    """
+    for piece in pieces:
+        if not piece:
+            continue
+        name, _, value = piece.partition("=")
+        yield _unquote(name.replace("+", " ")), _unquote(value.replace("+", " "))
+
+
+def _unquote(text: str) -> str:
+    if "%" not in text:
+        return text
+    if _PLAIN_ESCAPED.fullmatch(text) is None:
+        return unquote(text, errors="replace")
+    escaped = text.replace("%", "\\x").encode("ascii").decode("unicode_escape")
+    return escaped.encode("latin-1").decode("utf-8", errors="replace")
 
 
 def is_raw_key(key: str) -> bool:

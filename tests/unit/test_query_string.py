@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
-from urllib.parse import parse_qsl
+from urllib.parse import parse_qsl, unquote
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from litestar_listing.core import parsing
 from litestar_listing.core.parsing import Limits, QueryString
 
-PIECES = st.sampled_from(["a", "b", "=", "&", "%", "%20", "+", "%C3%A9", "%0", "x", "%01"])
+PIECES = st.sampled_from(
+    [
+        *("a", "b", "=", "&", "%", "%20", "+", "%C3%A9", "%c3%a9", "%0", "x", "%01", "%C3", "%ff", "%5C", "\\"),
+        *("\\x41", "é", "\x7f", "\x00", ";", "%u00e9", "%%", "%25", "%2B", "%3D", "%26", "%F0%9F%98%80", "€"),
+        "%ED%A0%80",
+    ]
+)
 RAW = st.lists(PIECES, max_size=60).map("".join)
 
 
@@ -30,6 +38,15 @@ def test_past_the_limits_the_head_is_read_and_the_rest_counted(raw: str) -> None
     assert len(read.pairs) + read.unread == len(every)
     if read.unread:
         assert read.first_unread == every[len(read.pairs)][0]
+
+
+def test_escapes_are_decoded_in_c_whatever_their_number(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[str] = []
+    monkeypatch.setattr(parsing, "unquote", lambda text, errors: calls.append(text) or unquote(text, errors=errors))
+    raw = "a=" + "%01" * 2400 + "&b=" + "%C3%A9x" * 100
+    read = QueryString.read(raw, Limits())
+    assert list(read.pairs) == parse_qsl(raw, keep_blank_values=True, errors="replace")
+    assert calls == []  # the per-escape Python loop of urllib.parse.unquote never ran
 
 
 def test_a_long_unread_name_is_shown_cut() -> None:
