@@ -161,7 +161,7 @@ async def concurrent(path: str, query: str, repeats: int) -> dict[str, Any]:
             statuses = [answer for answer, _ in await asyncio.gather(*four)]
             hostile.append((time.perf_counter() - started) * 1000)
             assert status == 200, status  # noqa: S101
-            assert set(statuses) == {400}, statuses  # noqa: S101
+            assert set(statuses) <= {200, 400}, statuses  # noqa: S101 - refused or answered, never a 5xx
     return {
         "request": f"{path}?{query[:60]}…" if len(query) > 60 else f"{path}?{query}",
         "repeats": repeats,
@@ -195,7 +195,9 @@ async def measure(*, quick: bool) -> dict[str, Any]:
                 "ratio": round(cases[worst_case] / typical_ms, 2),
             }
         )
-    heaviest = max(rows, key=lambda row: row["worst_ms"])
+    # Anonymous requests: a scoped resource would answer them 401 before parsing.
+    public = {item.name for item in listed if not item.scopes}
+    heaviest = max((row for row in rows if row["resource"] in public), key=lambda row: row["worst_ms"])
     resource = next(item for item in listed if item.name == heaviest["resource"])
     query = worst(resource)[heaviest["worst_case"]]
     return {
