@@ -9,8 +9,6 @@ hang checks, generous by design, not speed targets.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -34,7 +32,7 @@ from tests.conformance import piccolo_tables
 from tests.conformance.fixture import memory_rows
 from tests.conformance.models import Thing
 from tests.conformance.targets import write_piccolo_rows, write_sqlalchemy_rows
-from tests.conftest import BACKENDS, DATABASES
+from tests.conftest import BACKENDS, DATABASES, scratch_folder
 
 HANG = 10.0
 """Seconds after which an answer counts as a hung worker."""
@@ -135,7 +133,7 @@ async def test_page_past_a_signed_64_bit_offset_is_a_400() -> None:
 
 # ---------------------------------------------------------------- runaway lists on SQLite: a bounded 503
 def _sqlite_path() -> str:
-    return os.path.join(tempfile.mkdtemp(prefix="listing-guards-"), "guards.sqlite")  # noqa: PTH118
+    return str(scratch_folder("listing-guards") / "guards.sqlite")
 
 
 @pytest.mark.skipif("sqlite" not in DATABASES or "sqlalchemy" not in BACKENDS, reason="SQLAlchemy on SQLite")
