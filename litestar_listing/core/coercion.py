@@ -34,8 +34,9 @@ _INTEGER = re.compile(r"[+-]?[0-9]{1,20}")
 _DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]{1,4})?")
 _DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 _DATETIME = re.compile(
-    r"(?P<date>[0-9]{4}-[0-9]{2}-[0-9]{2})(?:[T ](?P<time>[0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]{1,6})?)?)"
-    r"(?P<offset>Z|z|[+-][0-9]{2}:?[0-9]{2})?)?"
+    r"(?P<year>[0-9]{4})-(?P<month>[0-9]{2})-(?P<day>[0-9]{2})"
+    r"(?:[T ](?P<hour>[0-9]{2}):(?P<minute>[0-9]{2})(?::(?P<second>[0-9]{2})(?:\.(?P<fraction>[0-9]{1,6}))?)?"
+    r"(?P<offset>Z|z|(?P<sign>[+-])(?P<offset_hours>[0-9]{2}):?(?P<offset_minutes>[0-5][0-9]))?)?"
 )
 _BOOLEAN_TEXT = "a boolean (true/false, 1/0, yes/no)"
 _TRUE = frozenset({"true", "1", "yes"})
@@ -112,16 +113,28 @@ def _date(info: FieldInfo, text: str) -> dt.date:
 
 
 def _datetime(info: FieldInfo, text: str) -> dt.datetime:
+    # Built from its parts rather than by ``datetime.fromisoformat``, which reads 3 or 6 fraction digits
+    # only and no ``+HHMM`` offset before Python 3.11: every spelling of the OpenAPI pattern (1-6 fraction
+    # digits, ``Z``, ``±HH:MM``, ``±HHMM``) means the same on every supported Python.
     match = _DATETIME.fullmatch(text)
     if match is None:
         raise CoercionError(describe_type(info))
-    date, time, offset = match["date"], match["time"] or "00:00", match["offset"]
-    if offset in {"Z", "z", None}:
-        offset = "+00:00"
-    elif ":" not in offset:
-        offset = f"{offset[:3]}:{offset[3:]}"
+    part = match.group
+    offset = dt.timedelta(0)
+    if part("sign") is not None:
+        offset = dt.timedelta(hours=int(part("offset_hours")), minutes=int(part("offset_minutes")))
+        offset = -offset if part("sign") == "-" else offset
     try:
-        value = dt.datetime.fromisoformat(f"{date}T{time}{offset}").astimezone(dt.timezone.utc)
+        value = dt.datetime(
+            int(part("year")),
+            int(part("month")),
+            int(part("day")),
+            int(part("hour") or 0),
+            int(part("minute") or 0),
+            int(part("second") or 0),
+            int((part("fraction") or "0").ljust(6, "0")),
+            tzinfo=dt.timezone(offset),
+        ).astimezone(dt.timezone.utc)
     except (ValueError, OverflowError):
         raise CoercionError(describe_type(info)) from None
     return value if info.timezone else value.replace(tzinfo=None)

@@ -6,8 +6,6 @@ The query semantics are the conformance table's business; this file covers what 
 from __future__ import annotations
 
 import sqlite3
-import tempfile
-from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 from urllib.parse import parse_qsl
@@ -23,13 +21,14 @@ from litestar_listing.backends.piccolo.compiler import render_condition
 from tests.conformance import piccolo_tables
 from tests.conformance.piccolo_tables import Part, Tag, Thing, User
 from tests.conformance.targets import write_piccolo_rows
+from tests.conftest import scratch_folder
 from tests.matrix import selected
 
 pytestmark = pytest.mark.skipif(not selected(backend="piccolo"), reason="the Piccolo backend is not selected")
 
 
 def _sqlite_engine(name: str) -> SQLiteEngine:
-    return SQLiteEngine(path=str(Path(tempfile.mkdtemp(prefix="listing-piccolo-")) / f"{name}.sqlite"))
+    return SQLiteEngine(path=str(scratch_folder("listing-piccolo") / f"{name}.sqlite"))
 
 
 async def test_each_backend_runs_on_its_own_engine_in_one_process() -> None:

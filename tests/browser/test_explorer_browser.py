@@ -6,6 +6,7 @@ with ``carrier=UA`` from the page and reads the response the page shows; it then
 "Authorize" with a demo token and runs the list again. Each answer shown must equal the API's own
 answer to the same request, and no request may leave the machine (Swagger UI comes from the
 installed package, not from a CDN). The page with the first response is saved as
+``docs/_build/explorer.png`` (ignored by git), or, with ``LISTING_REFRESH_SCREENSHOT=1``, as
 ``docs/_static/explorer.png`` for the docs and the README.
 
 Chromium is Debian's (``apt-get install -y chromium``), at ``/usr/bin/chromium`` or
@@ -37,7 +38,8 @@ from litestar_listing.demo.explorer import EXPLORER_PATH
 from litestar_listing.demo.server import Combination, load_demo, serve_demo, server_errors
 
 ROOT = Path(__file__).resolve().parents[2]
-SCREENSHOT = ROOT / "docs" / "_static" / "explorer.png"
+# A test run leaves tracked files alone: the committed picture is rewritten only on request.
+SCREENSHOT = ROOT / "docs" / ("_static" if os.environ.get("LISTING_REFRESH_SCREENSHOT") else "_build") / "explorer.png"
 CHROMIUM = Path(os.environ.get("LISTING_CHROMIUM", "/usr/bin/chromium"))
 LOOPBACK = {"127.0.0.1", "localhost", "::1", "[::1]"}
 OPERATION = "#operations-flights-list_flights"

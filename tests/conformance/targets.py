@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-import os
-import tempfile
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
@@ -33,7 +31,7 @@ from litestar_listing.core.schema import FieldInfo, ValueType
 from tests.conformance import beanie_documents, piccolo_tables
 from tests.conformance.fixture import DELETED_IDS, memory_rows, table_rows
 from tests.conformance.models import ConformanceBase, Part, Thing
-from tests.conftest import async_url, document_store, postgres_database_url
+from tests.conftest import async_url, document_store, postgres_database_url, scratch_folder
 from tests.matrix import TestTarget
 
 THINGS_OPTIONS: Mapping[str, Any] = {
@@ -152,8 +150,7 @@ async def write_sqlalchemy_rows(engine: AsyncEngine) -> None:
 async def sqlalchemy_target(database: str, name: str = "litestar_listing_conformance") -> AsyncIterator[Target]:
     """The fixture on SQLAlchemy: a fresh SQLite file, or the PostgreSQL database ``name``."""
     if database == "sqlite":
-        directory = tempfile.mkdtemp(prefix=f"{name}-")
-        url = f"sqlite+aiosqlite:///{os.path.join(directory, 'conformance.sqlite')}"  # noqa: PTH118
+        url = f"sqlite+aiosqlite:///{scratch_folder(name) / 'conformance.sqlite'}"
     else:
         url = async_url(postgres_database_url(name))
     engine = create_async_engine(url)
@@ -183,8 +180,7 @@ def piccolo_backend(name: str) -> ListingBackend:
 def piccolo_engine(database: str, name: str) -> Engine[Any]:
     """A Piccolo engine on a fresh SQLite file or on the PostgreSQL database ``name``."""
     if database == "sqlite":
-        directory = tempfile.mkdtemp(prefix=f"{name}-")
-        return SQLiteEngine(path=os.path.join(directory, f"{name}.sqlite"))  # noqa: PTH118
+        return SQLiteEngine(path=str(scratch_folder(name) / f"{name}.sqlite"))
     return PostgresEngine(config={"dsn": postgres_database_url(name)}, extensions=())
 
 

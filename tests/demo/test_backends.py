@@ -96,10 +96,15 @@ def test_both_backends_publish_the_same_openapi() -> None:
         backend: create_app(UNUSED_SQLITE, backend=backend).openapi_schema.to_schema()
         for backend in ("sqlalchemy", "piccolo")
     }
-    departures = [doc["components"]["schemas"]["Airport"]["properties"].pop("departures") for doc in docs.values()]
+    airports = [doc["components"]["schemas"]["Airport"] for doc in docs.values()]
+    departures = [schema["properties"].pop("departures") for schema in airports]
     # The one difference: SQLAlchemy cannot tell that the scalar subquery is never NULL, Piccolo takes
     # the declared Integer() (null=False).
     assert departures == [{"oneOf": [{"type": "integer"}, {"type": "null"}]}, {"type": "integer"}]
+    # So Litestar 2.22 and 2.23 (the floor is 2.22) leave the nullable one out of ``required``; 2.24
+    # lists every field without a default.
+    for schema in airports:
+        schema["required"] = [name for name in schema["required"] if name != "departures"]
     assert docs["piccolo"] == docs["sqlalchemy"]
     # Not vacuous: the documents describe the six list operations and their filter parameters.
     operations = {path: item["get"] for path, item in docs["piccolo"]["paths"].items() if path.startswith("/api/v1/")}

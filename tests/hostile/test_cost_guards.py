@@ -9,8 +9,6 @@ hang checks, generous by design, not speed targets.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -34,6 +32,7 @@ from tests.conformance import piccolo_tables
 from tests.conformance.fixture import memory_rows
 from tests.conformance.models import Thing
 from tests.conformance.targets import write_piccolo_rows, write_sqlalchemy_rows
+from tests.conftest import scratch_folder
 from tests.matrix import selected
 
 HANG = 10.0
@@ -144,7 +143,7 @@ async def test_page_past_a_signed_64_bit_offset_is_a_400() -> None:
 
 # ---------------------------------------------------------------- runaway lists on SQLite: a bounded 503
 def _sqlite_path() -> str:
-    return os.path.join(tempfile.mkdtemp(prefix="listing-guards-"), "guards.sqlite")  # noqa: PTH118
+    return str(scratch_folder("listing-guards") / "guards.sqlite")
 
 
 @pytest.mark.skipif(not selected(backend="sqlalchemy", database="sqlite"), reason="SQLAlchemy on SQLite")
