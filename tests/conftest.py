@@ -10,7 +10,6 @@ MongoDB at ``MONGODB_URL``.
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import hashlib
 import os
 import shutil
@@ -19,7 +18,7 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -56,37 +55,21 @@ def postgres_database_url(database: str) -> str:
     """
     if database in _created:
         return _created[database]
-    import asyncpg
+    from litestar_listing.demo.server import ServerError, ensure_postgres_database, postgres_url
 
     logical, database = database, f"{database}_{POSTGRES_TAG}"
-
-    async def create() -> None:
-        connection = await asyncpg.connect(POSTGRES_URL, timeout=5)
-        try:
-            exists = await connection.fetchval("SELECT 1 FROM pg_database WHERE datname = $1", database)
-            if not exists:
-                # Code-point collation, UTF-8 character classes: text order is the same as SQLite's
-                # BINARY and Python's, so one table of expectations holds on every server.
-                await connection.execute(
-                    f"CREATE DATABASE \"{database}\" TEMPLATE template0 ENCODING 'UTF8' "
-                    "LC_COLLATE 'C' LC_CTYPE 'C.UTF-8'"
-                )
-                if logical not in KEPT_DATABASES:
-                    _made.append(database)
-        finally:
-            await connection.close()
-
+    url = postgres_url(database, POSTGRES_URL)
     try:
-        # A fresh thread: callers may be inside a running event loop (async fixtures).
-        with concurrent.futures.ThreadPoolExecutor(max_workers=1) as executor:
-            executor.submit(asyncio.run, create()).result()
-    except (OSError, asyncpg.PostgresError, asyncio.TimeoutError) as error:
-        message = f"PostgreSQL at {POSTGRES_URL} is not usable: {error!r}"
+        # Code-point collation, UTF-8 character classes: text order is the same as SQLite's BINARY and
+        # Python's, so one table of expectations holds on every server.
+        created = ensure_postgres_database(url, maintenance=urlsplit(POSTGRES_URL).path.lstrip("/"))
+    except ServerError as error:
+        message = f"PostgreSQL at {POSTGRES_URL} is not usable: {error.__cause__ or error!r}"
         if IN_CI:
             pytest.fail(message + " (CI=true: a missing database is a failure)", pytrace=False)
         pytest.skip(message)
-    parts = urlsplit(POSTGRES_URL)
-    url = urlunsplit((parts.scheme, parts.netloc, f"/{database}", parts.query, parts.fragment))
+    if created and logical not in KEPT_DATABASES:
+        _made.append(database)
     _created[logical] = url
     return url
 

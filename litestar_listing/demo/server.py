@@ -35,6 +35,7 @@ __all__ = (
     "Server",
     "ServerError",
     "Stopped",
+    "asgi_get",
     "combinations",
     "demo_command",
     "ensure_postgres_database",
@@ -112,7 +113,7 @@ def postgres_url(database: str, server: str = POSTGRES_URL) -> str:
     return urlunsplit((scheme, parts.netloc, f"/{database}", parts.query, ""))
 
 
-def ensure_postgres_database(url: str, *, maintenance: str = "postgres") -> None:
+def ensure_postgres_database(url: str, *, maintenance: str = "postgres") -> bool:
     """Create the database ``url`` names when it is missing; callable inside a running event loop.
 
     Created as the test databases are: code-point collation (``C``) and UTF-8 character classes, so
@@ -121,6 +122,9 @@ def ensure_postgres_database(url: str, *, maintenance: str = "postgres") -> None
     Args:
         url: ``postgresql://`` (or ``postgresql+asyncpg://``) URL of the database.
         maintenance: A database of the same server to connect to while creating it.
+
+    Returns:
+        Whether it was created (False: it existed).
 
     Raises:
         ServerError: The server is unreachable, refused, or ``url`` names no database.
@@ -132,21 +136,23 @@ def ensure_postgres_database(url: str, *, maintenance: str = "postgres") -> None
         msg = f"{url!r} names no database"
         raise ServerError(msg)
 
-    async def create() -> None:
+    async def create() -> bool:
         connection: Any = await asyncpg.connect(postgres_url(maintenance, url), timeout=5)
         try:
-            if await connection.fetchval("SELECT 1 FROM pg_database WHERE datname = $1", name) is None:
-                quoted = '"' + name.replace('"', '""') + '"'
-                await connection.execute(
-                    f"CREATE DATABASE {quoted} TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C.UTF-8'"
-                )
+            if await connection.fetchval("SELECT 1 FROM pg_database WHERE datname = $1", name) is not None:
+                return False
+            quoted = '"' + name.replace('"', '""') + '"'
+            await connection.execute(
+                f"CREATE DATABASE {quoted} TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C.UTF-8'"
+            )
+            return True
         finally:
             await connection.close()
 
     try:
         # A thread of its own: callers may be inside a running event loop.
         with concurrent.futures.ThreadPoolExecutor(max_workers=1) as executor:
-            executor.submit(asyncio.run, create()).result()
+            return executor.submit(asyncio.run, create()).result()
     except (OSError, asyncio.TimeoutError, asyncpg.PostgresError) as error:
         msg = f"PostgreSQL at {postgres_url(name, url)} is not usable: {error!r}"
         raise ServerError(msg) from error
@@ -392,6 +398,41 @@ def serve_demo(
         ServerError: As ``start``.
     """
     return running(start_demo(combination, log, ready_path=ready_path))
+
+
+async def asgi_get(app: Any, path: str, query: str) -> tuple[int, bytes]:
+    """Call the ASGI ``app`` as a server would for ``GET path?query``, with any query string.
+
+    For requests HTTP clients refuse to send (megabyte URLs) and for timing an app in process.
+
+    Returns:
+        The status and the body's bytes.
+    """
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "GET",
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": query.encode(),
+        "headers": [(b"host", b"testserver")],
+        "client": (HOST, 1),
+        "server": ("testserver", 80),
+        "root_path": "",
+    }
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    await app(scope, receive, send)
+    status = next(message["status"] for message in sent if message["type"] == "http.response.start")
+    return status, b"".join(message.get("body", b"") for message in sent if message["type"] == "http.response.body")
 
 
 def server_errors(log: Path) -> list[str]:

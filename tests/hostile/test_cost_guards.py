@@ -28,6 +28,7 @@ from litestar_listing.backends.beanie import BeanieBackend
 from litestar_listing.backends.piccolo import PiccoloBackend
 from litestar_listing.backends.piccolo import prepare_engine as prepare_piccolo_engine
 from litestar_listing.backends.sqlalchemy import SQLAlchemyBackend, model_graph, prepare_engine
+from litestar_listing.demo.server import asgi_get
 from tests.conformance import piccolo_tables
 from tests.conformance.fixture import memory_rows
 from tests.conformance.models import Thing
@@ -57,36 +58,8 @@ async def timed_get(params: Sequence[tuple[str, str]] | str) -> tuple[int, Any, 
 
 
 async def served(query: str) -> tuple[int, bytes]:
-    """Call the app as a server would, with any query string (HTTP clients refuse megabyte URLs).
-
-    Returns:
-        The status and the body's bytes.
-    """
-    scope = {
-        "type": "http",
-        "asgi": {"version": "3.0"},
-        "http_version": "1.1",
-        "method": "GET",
-        "scheme": "http",
-        "path": "/api/v1/things/",
-        "raw_path": b"/api/v1/things/",
-        "query_string": query.encode(),
-        "headers": [(b"host", b"testserver")],
-        "client": ("127.0.0.1", 1),
-        "server": ("testserver", 80),
-        "root_path": "",
-    }
-    sent: list[dict[str, Any]] = []
-
-    async def receive() -> dict[str, Any]:
-        return {"type": "http.request", "body": b"", "more_body": False}
-
-    async def send(message: dict[str, Any]) -> None:
-        sent.append(message)
-
-    await APP(scope, receive, send)  # type: ignore[arg-type]
-    status = next(message["status"] for message in sent if message["type"] == "http.response.start")
-    return status, b"".join(message.get("body", b"") for message in sent if message["type"] == "http.response.body")
+    """``GET /api/v1/things/?<query>`` of the app called as a server would (HTTP clients refuse megabyte URLs)."""
+    return await asgi_get(APP, "/api/v1/things/", query)
 
 
 memory_only = pytest.mark.skipif(
