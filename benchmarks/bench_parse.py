@@ -35,6 +35,7 @@ from litestar_listing.core.errors import InvalidQueryError
 from litestar_listing.core.parsing import Limits, QueryString
 from litestar_listing.core.schema import ValueType
 from litestar_listing.demo.app import demo_app, resources, sqlalchemy_backends
+from litestar_listing.demo.server import asgi_get
 
 __all__ = ("TARGETS", "markdown", "measure", "target_lines", "write")
 
@@ -113,7 +114,7 @@ def cpu_ms(call: Callable[[], None], repeats: int) -> float:
 async def timed_get(app: Any, path: str, query: str) -> tuple[int, float]:
     """Status and wall milliseconds of ``GET path?query``, the app called in process as a server calls it."""
     started = time.perf_counter()
-    status, _ = await timed_get(app, path, query)
+    status, _ = await asgi_get(app, path, query)
     return status, (time.perf_counter() - started) * 1000
 
 

@@ -57,12 +57,13 @@ class NameIndex:
         ]
         if not candidates:
             return []
-        counts = Counter(name)
+        counts = Counter(name).items()
         matcher = difflib.SequenceMatcher()
         matcher.set_seq2(name)
         scored: list[tuple[float, str]] = []
         for candidate in candidates:
-            shared = sum((counts & self._counts[candidate]).values())
+            theirs = self._counts[candidate]
+            shared = sum(min(count, theirs.get(character, 0)) for character, count in counts)
             if _ratio(shared, size + len(candidate)) < CUTOFF:
                 continue
             matcher.set_seq1(candidate)
