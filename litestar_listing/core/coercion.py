@@ -195,7 +195,7 @@ _CALENDAR_DATE = (
 without year 0, which is what ``_date`` accepts."""
 
 _TIME = r"([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\.[0-9]{1,6})?)?"
-_OFFSET = r"(Z|z|[+-]([01][0-9]|2[0-3]):?[0-9]{2})"
+_OFFSET = r"(Z|z|[+-]([01][0-9]|2[0-3]):?[0-5][0-9])"
 _DATETIME_PATTERN = rf"^{_CALENDAR_DATE}([T ]{_TIME}{_OFFSET}?)?$"
 """What ``_datetime`` reads: ISO 8601 with ``T`` or a space, optional seconds, fraction and offset (none
 is UTC), or a bare date (midnight UTC). Wider than RFC 3339 ``date-time``, which would call valid
