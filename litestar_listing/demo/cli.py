@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import sys
 from collections.abc import Sequence
 from urllib.parse import urlsplit
@@ -96,7 +97,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"  OpenAPI: {base}/schema/openapi.json\n  Try:")  # noqa: T201
     for label, path in (DOCUMENT_EXAMPLES if beanie else EXAMPLES).items():
         print(f"    {label}:\n      curl -s '{base}{path}'")  # noqa: T201
-    uvicorn.run(app, host=arguments.host, port=arguments.port, log_level="info")
+    # Some uvicorn releases (0.30 among them) raise Ctrl+C again after their graceful shutdown.
+    with contextlib.suppress(KeyboardInterrupt):
+        uvicorn.run(app, host=arguments.host, port=arguments.port, log_level="info")
     return 0
 
 
