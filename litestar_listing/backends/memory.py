@@ -13,7 +13,6 @@ from typing import Any
 
 from litestar_listing.backends.base import Capabilities, ListContext, Page, dispatch, field_filter, where
 from litestar_listing.core.cursor import follows
-from litestar_listing.core.operators import ValueKind
 from litestar_listing.core.query import FieldPath, Filter, ListQuery, OrderTerm, Search, load_tree
 from litestar_listing.core.schema import FieldInfo, ModelGraph
 from litestar_listing.core.text import LikePattern, fold_case
@@ -132,13 +131,9 @@ class MemoryBackend:
 
     def _filter(self, row: Row, item: Filter) -> bool:
         test = dispatch(self, "op", item.operator.name, key=item.key or item.path.name)
-        expected = item.value
-        if item.operator.kind is ValueKind.LIST:
-            expected = frozenset(_plain(value) for value in expected)  # type: ignore[attr-defined]
-        elif item.operator.kind is ValueKind.RANGE:
-            expected = tuple(_plain(value) for value in expected)  # type: ignore[attr-defined]
-        else:
-            expected = _plain(expected)
+        given: Any = item.value
+        # Several elements (``in``, ``between``) arrive as a tuple (``ValueKind.arity``).
+        expected = _plain(given) if item.operator.kind.arity.single else tuple(_plain(one) for one in given)
         for value in self._values(row, item.path):
             if value is None and item.operator.name != "isnull":
                 if item.operator.matches_null:
@@ -189,10 +184,10 @@ class MemoryBackend:
     def op_lte(self, value: Any, expected: Any) -> bool:  # noqa: D102
         return bool(value <= expected)
 
-    def op_in(self, value: Any, expected: frozenset[Any]) -> bool:  # noqa: D102
+    def op_in(self, value: Any, expected: tuple[Any, ...]) -> bool:  # noqa: D102
         return value in expected
 
-    def op_nin(self, value: Any, expected: frozenset[Any]) -> bool:  # noqa: D102
+    def op_nin(self, value: Any, expected: tuple[Any, ...]) -> bool:  # noqa: D102
         return value not in expected
 
     def op_between(self, value: Any, expected: tuple[Any, Any]) -> bool:  # noqa: D102

@@ -12,24 +12,93 @@ from types import MappingProxyType
 
 from litestar_listing.core.fields import ValueType
 
-__all__ = ("OPERATORS", "Operator", "ValueKind")
+__all__ = ("MANY", "ONE", "OPERATORS", "PAIR", "Arity", "Element", "Operator", "ValueKind")
 
 
-class ValueKind(str, enum.Enum):
-    """What the value of a lookup is, before coercion."""
+class Element(enum.Enum):
+    """What one comma-separated part of a lookup's value is, before coercion."""
 
     FIELD = "field"
-    """One value of the field's own type."""
-    LIST = "list"
-    """Comma-separated values of the field's own type."""
-    FLAG = "flag"
-    """A boolean flag (``isnull``)."""
+    """A value of the field's own type."""
     TEXT = "text"
-    """Literal text; ``%``, ``_`` and ``\\`` are not special."""
+    """Literal text; ``%``, ``_`` and ``\\`` are not special (at most ``Limits.max_pattern_length``)."""
+    FLAG = "flag"
+    """A boolean flag (``true``/``false``)."""
     PATTERN = "pattern"
+    """A LIKE pattern: ``%`` any run, ``_`` one character, ``\\`` escapes the next character (at
+    most ``Limits.max_pattern_length``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Arity:
+    """How many elements one lookup value holds, and how a client writes them.
+
+    Attributes:
+        count: Exactly this many comma-separated elements (a tuple of them), 1 for a single element
+            (the element itself, commas not special); None for one or more, up to
+            ``Limits.max_in_values`` over all repetitions, duplicates dropped (a tuple in first-seen order).
+        ascending: The elements must be in non-decreasing order (``low <= high``); else a 400.
+        written: How a client writes the elements, for messages, e.g. ``low,high``.
+        suffix: Appended to the element's OpenAPI component name for the array schema, e.g. ``List``.
+        explode: OpenAPI's ``explode`` for the parameter: False when the elements travel comma-separated
+            in one parameter, None (the default, repeated parameters) otherwise.
+    """
+
+    count: int | None
+    ascending: bool = False
+    written: str = ""
+    suffix: str = ""
+    explode: bool | None = None
+
+    @property
+    def single(self) -> bool:
+        """Whether the value is one element, not a tuple of them."""
+        return self.count == 1
+
+    @property
+    def count_message(self) -> str:
+        """The 400 message for a wrong number of elements, e.g. ``expected two comma-separated values: low,high``."""
+        words = {2: "two", 3: "three", 4: "four"}
+        return f"expected {words.get(self.count or 0, str(self.count))} comma-separated values: {self.written}"
+
+    @property
+    def order_message(self) -> str:
+        """The 400 message for elements out of order, e.g. ``expected low,high with low <= high``."""
+        return f"expected {self.written} with {' <= '.join(self.written.split(','))}"
+
+
+ONE = Arity(1)
+MANY = Arity(None, suffix="List")
+PAIR = Arity(2, ascending=True, written="low,high", suffix="Range", explode=False)
+
+
+class ValueKind(enum.Enum):
+    """What the value of a lookup is: its element and its arity, in one place.
+
+    Parsing (``core/parsing.py``), OpenAPI (``plugin/openapi.py``) and the test strategies read the
+    kind's ``element`` and ``arity``; a new kind is a new member here.
+    """
+
+    FIELD = ("field", Element.FIELD, ONE)
+    """One value of the field's own type."""
+    LIST = ("list", Element.FIELD, MANY)
+    """Comma-separated values of the field's own type."""
+    FLAG = ("flag", Element.FLAG, ONE)
+    """A boolean flag (``isnull``)."""
+    TEXT = ("text", Element.TEXT, ONE)
+    """Literal text; ``%``, ``_`` and ``\\`` are not special."""
+    PATTERN = ("pattern", Element.PATTERN, ONE)
     """A LIKE pattern: ``%`` any run, ``_`` one character, ``\\`` escapes the next character."""
-    RANGE = "range"
+    RANGE = ("range", Element.FIELD, PAIR)
     """Two comma-separated values of the field's own type, ``low,high`` with ``low <= high``."""
+
+    element: Element
+    arity: Arity
+
+    def __init__(self, label: str, element: Element, arity: Arity) -> None:
+        self.label = label
+        self.element = element
+        self.arity = arity
 
 
 _ORDERED = frozenset(

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -16,7 +17,7 @@ from litestar_listing.core.coercion import CoercionError, coerce, coerce_bool, c
 from litestar_listing.core.cursor import CURSOR_PARAMETER, CursorError, CursorToken, fingerprint
 from litestar_listing.core.errors import InvalidQueryError, ParameterError
 from litestar_listing.core.names import NameIndex
-from litestar_listing.core.operators import OPERATORS, Operator, ValueKind
+from litestar_listing.core.operators import OPERATORS, Element, Operator, ValueKind
 from litestar_listing.core.query import (
     LOOKUP_SEP,
     Combine,
@@ -29,7 +30,7 @@ from litestar_listing.core.query import (
     Search,
     Window,
 )
-from litestar_listing.core.schema import ExposedField, FieldMap
+from litestar_listing.core.schema import ExposedField, FieldInfo, FieldMap
 from litestar_listing.core.text import parse_like
 
 __all__ = (
@@ -480,42 +481,16 @@ class QueryParser:
         errors: list[ParameterError],
     ) -> Filter | None:
         key = items[0][0]
-        split = operator.kind is ValueKind.LIST
+        # Commas split the values of the kind the client wrote: ``f=a,b&f=c`` (``eq`` repeated) is
+        # ``in`` over ``a,b`` and ``c``.
+        split = not operator.kind.arity.single
         if len(items) > 1:
             if operator.repeated_as is None:
                 errors.append(ParameterError(key, "may be given only once; only eq, ne, in and nin may repeat"))
                 return None
             operator = self.operators[operator.repeated_as]
-        info = exposed.field
         try:
-            if operator.kind is ValueKind.LIST:
-                # Counted before splitting: a megabyte of commas is refused without a list of its parts.
-                if sum(raw.count(",") + 1 if split else 1 for _, raw in items) > self.limits.max_in_values:
-                    errors.append(ParameterError(key, f"at most {self.limits.max_in_values} values"))
-                    return None
-                raw_values = [part for _, raw in items for part in (raw.split(",") if split else [raw])]
-                value: object = tuple(dict.fromkeys(coerce(info, raw) for raw in raw_values))
-            elif operator.kind is ValueKind.FIELD:
-                value = coerce(info, items[0][1])
-            elif operator.kind is ValueKind.FLAG:
-                value = coerce_bool(items[0][1])
-            elif operator.kind is ValueKind.RANGE:
-                bounds = items[0][1].split(",")
-                if len(bounds) != 2:
-                    errors.append(ParameterError(key, "expected two comma-separated values: low,high"))
-                    return None
-                low, high = coerce(info, bounds[0]), coerce(info, bounds[1])
-                if low > high:  # type: ignore[operator]
-                    errors.append(ParameterError(key, "expected low,high with low <= high"))
-                    return None
-                value = (low, high)
-            elif len(items[0][1]) > self.limits.max_pattern_length:
-                errors.append(ParameterError(key, f"expected at most {self.limits.max_pattern_length} characters"))
-                return None
-            elif operator.kind is ValueKind.PATTERN:
-                value = parse_like(coerce_text(items[0][1]))
-            else:
-                value = coerce_text(items[0][1])
+            value = _read_value(operator.kind, exposed.field, [raw for _, raw in items], self.limits, split=split)
         except CoercionError as error:
             errors.append(ParameterError(key, f"expected {error.expected}"))
             return None
@@ -523,6 +498,52 @@ class QueryParser:
             errors.append(ParameterError(key, str(error)))
             return None
         return Filter(exposed.path, operator, value, key=key)
+
+
+def _read_element(element: Element, info: FieldInfo, raw: str, limits: Limits) -> object:
+    """One element of a lookup value (``ValueKind.element``), coerced.
+
+    Raises:
+        CoercionError: ``raw`` is not a value of the element's type.
+        ValueError: text or a pattern longer than ``limits.max_pattern_length``.
+    """
+    if element is Element.FIELD:
+        return coerce(info, raw)
+    if element is Element.FLAG:
+        return coerce_bool(raw)
+    if len(raw) > limits.max_pattern_length:
+        msg = f"expected at most {limits.max_pattern_length} characters"
+        raise ValueError(msg)
+    text = coerce_text(raw)
+    return parse_like(text) if element is Element.PATTERN else text
+
+
+def _read_value(kind: ValueKind, info: FieldInfo, raws: Sequence[str], limits: Limits, *, split: bool) -> object:
+    """The value of one filter from its raw texts (one per repetition), by the kind's arity.
+
+    Returns one element (``ONE``), a tuple of distinct elements (``count`` None), or a tuple of
+    exactly ``count`` elements.
+
+    Raises:
+        CoercionError, ValueError: with the 400 message (spec §4.4.8).
+    """
+    arity = kind.arity
+    if arity.single:
+        return _read_element(kind.element, info, raws[0], limits)
+    if arity.count is None:
+        # Counted before splitting: a megabyte of commas is refused without a list of its parts.
+        if sum(raw.count(",") + 1 if split else 1 for raw in raws) > limits.max_in_values:
+            msg = f"at most {limits.max_in_values} values"
+            raise ValueError(msg)
+        parts = [part for raw in raws for part in (raw.split(",") if split else [raw])]
+        return tuple(dict.fromkeys(_read_element(kind.element, info, part, limits) for part in parts))
+    parts = raws[0].split(",", arity.count)
+    if len(parts) != arity.count:
+        raise ValueError(arity.count_message)
+    values = tuple(_read_element(kind.element, info, part, limits) for part in parts)
+    if arity.ascending and any(low > high for low, high in itertools.pairwise(values)):  # type: ignore[operator]
+        raise ValueError(arity.order_message)
+    return values
 
 
 def _did_you_mean(names: list[str]) -> str:

@@ -26,7 +26,7 @@ from litestar.openapi.spec import (
 
 from litestar_listing.core.coercion import CODECS, value_schema
 from litestar_listing.core.cursor import CURSOR_PARAMETER
-from litestar_listing.core.operators import Operator, ValueKind
+from litestar_listing.core.operators import Element, Operator
 from litestar_listing.core.parsing import MAX_OFFSET
 from litestar_listing.core.query import LOOKUP_SEP, FilterSyntax
 from litestar_listing.core.schema import FieldInfo, ValueType
@@ -165,25 +165,35 @@ class _QueryParameter(Parameter):
 def _operator_schema(
     info: FieldInfo, operator: Operator, resource: Resource, shared: SharedSchemas
 ) -> Schema | Reference:
-    """The schema of ``info``'s values under ``operator``."""
-    if operator.kind is ValueKind.LIST:
-        # Sent as a repeated parameter (``f__in=a&f__in=b``, what client generators write); an empty
-        # list sends nothing. The engine also splits each value at commas.
-        items = shared.value(info)
-        values = {"type": "array", "items": {"$ref": items.ref}, "maxItems": resource.limits.max_in_values}
-        return shared.reference(items.ref.rsplit("/", 1)[1] + "List", values)
-    if operator.kind is ValueKind.RANGE:
-        # ``low,high`` in one parameter (``explode: false``, see ``list_parameters``).
-        bound = shared.value(info)
-        pair = {"type": "array", "items": {"$ref": bound.ref}, "minItems": 2, "maxItems": 2}
-        return shared.reference(bound.ref.rsplit("/", 1)[1] + "Range", pair)
-    if operator.kind is ValueKind.FLAG:
+    """The schema of ``info``'s values under ``operator``: its element's, in an array unless single."""
+    element = _element_schema(info, operator, shared)
+    arity = operator.kind.arity
+    if arity.single:
+        return element
+    if not isinstance(element, Reference):  # pragma: no cover - every element but a flag is shared
+        msg = f"{operator.kind} has no shared element schema"
+        raise TypeError(msg)
+    # Several elements: repeated parameters (``f__in=a&f__in=b``, what client generators write; an
+    # empty list sends nothing; the engine also splits each at commas), or, with ``explode: false``,
+    # comma-separated in one parameter (``f__between=low,high``).
+    values: dict[str, Any] = {"type": "array", "items": {"$ref": element.ref}}
+    if arity.count is None:
+        values["maxItems"] = resource.limits.max_in_values
+    else:
+        values["minItems"] = values["maxItems"] = arity.count
+    return shared.reference(element.ref.rsplit("/", 1)[1] + arity.suffix, values)
+
+
+def _element_schema(info: FieldInfo, operator: Operator, shared: SharedSchemas) -> Schema | Reference:
+    """The schema of one element of ``info``'s values under ``operator`` (``ValueKind.element``)."""
+    element = operator.kind.element
+    if element is Element.FLAG:
         # Inline: ``{"type": "boolean"}`` is shorter than a reference to it.
         return _inline(CODECS[ValueType.BOOLEAN].schema(info))
-    if operator.kind is ValueKind.PATTERN:
+    if element is Element.PATTERN:
         pattern = {"type": "string", "pattern": _LIKE_PATTERN, "description": _LIKE_DESCRIPTION}
         return shared.reference("LikePattern", pattern)
-    if operator.kind is ValueKind.TEXT:
+    if element is Element.TEXT:
         return shared.value(FieldInfo(operator.name, ValueType.TEXT))
     return shared.value(info)
 
@@ -191,11 +201,13 @@ def _operator_schema(
 def _takes_empty(info: FieldInfo, operator: Operator) -> bool:
     """Whether ``name__op=`` (an empty value) is a valid value: text, or a LIKE pattern.
 
-    List parameters keep the default (no empty value): an empty list is sent as no parameter at all,
-    and for text fields an empty item is already valid by the item schema.
+    Parameters of several elements keep the default (no empty value): an empty list is sent as no
+    parameter at all, and for text fields an empty item is already valid by the item schema.
     """
-    return operator.kind in {ValueKind.TEXT, ValueKind.PATTERN} or (
-        info.type is ValueType.TEXT and operator.kind is ValueKind.FIELD
+    kind = operator.kind
+    return kind.arity.single and (
+        kind.element in {Element.TEXT, Element.PATTERN}
+        or (info.type is ValueType.TEXT and kind.element is Element.FIELD)
     )
 
 
@@ -306,7 +318,7 @@ def list_parameters(resource: Resource, shared: SharedSchemas) -> list[Parameter
                     description=description,
                     schema=schema,
                     allow_empty_value=empty,
-                    explode=False if operator.kind is ValueKind.RANGE else None,
+                    explode=operator.kind.arity.explode,
                 )
             )
     return parameters
