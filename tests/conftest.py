@@ -74,6 +74,36 @@ def postgres_database_url(database: str) -> str:
     return url
 
 
+_nodes: list[Any] = []  # the ``tests.nodes.Nodes`` of this run, started on first use
+
+
+def node_database_url(database: str, node: str) -> str:
+    """A plain ``postgresql://`` URL of ``database`` on one of the tests' own nodes, created if missing.
+
+    ``node``: ``pgbouncer`` (transaction pooling in front of the primary), ``primary`` or ``standby``
+    (``tests/nodes.py``). The nodes start on first use (about 3 s) and stop when the run ends; the
+    database is made on the primary, and the standby receives it by streaming. Skips the calling test
+    when the nodes cannot start, or fails it in CI.
+    """
+    from litestar_listing.demo.server import ServerError, ensure_postgres_database
+    from tests import nodes
+
+    if not _nodes:
+        try:
+            _nodes.append(nodes.start())
+        except nodes.NodeError as error:
+            message = f"the tests' PostgreSQL nodes did not start: {error}"
+            if IN_CI:
+                pytest.fail(message + " (CI=true: a missing node is a failure)", pytrace=False)
+            pytest.skip(message)
+    started: nodes.Nodes = _nodes[0]
+    try:
+        ensure_postgres_database(started.url("primary", database))
+    except ServerError as error:
+        pytest.fail(f"the tests' primary did not make {database}: {error.__cause__ or error!r}", pytrace=False)
+    return started.url(node, database)
+
+
 def _drop_made_databases() -> None:
     import asyncpg
 
@@ -101,6 +131,10 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         shutil.rmtree(folder, ignore_errors=True)
     if _made:
         _drop_made_databases()
+    if _nodes:
+        from tests import nodes
+
+        nodes.stop(_nodes.pop().folder)
 
 
 def async_url(url: str) -> str:

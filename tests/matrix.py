@@ -32,6 +32,7 @@ class Store(str, enum.Enum):
 
     MEMORY = "memory"
     SQL = "sql"
+    NODE = "node"
     DOCUMENT = "document"
 
     @property
@@ -44,6 +45,8 @@ class Store(str, enum.Enum):
 _STORE_PATHS = {
     Store.MEMORY: ("tests/unit", "tests/plugin", "tests/docs"),
     Store.SQL: ("tests/backends", "tests/demo", "tests/differential"),
+    # PostgreSQL behind the tests' own nodes (tests/nodes.py): pooling and replicas.
+    Store.NODE: ("tests/scaling",),
     Store.DOCUMENT: ("tests/document_store", "tests/demo"),
 }
 SHARED_PATHS = ("tests/conformance", "tests/hostile")
@@ -56,7 +59,8 @@ class TestTarget:
 
     Attributes:
         backend: ``memory``, ``sqlalchemy``, ``piccolo`` or ``beanie``.
-        database: ``sqlite``, ``postgresql``, ``mongomock``, ``mongodb``; empty for the memory backend.
+        database: ``sqlite``, ``postgresql``, ``pgbouncer`` (PostgreSQL through pgbouncer in
+            transaction mode), ``mongomock``, ``mongodb``; empty for the memory backend.
         store: The kind of store.
         needs_env: An environment variable that must be set for the target to be selected by default
             and to join its backend's nox session (a server the machine may not have); empty: none.
@@ -89,6 +93,9 @@ TARGETS = (
     TestTarget("sqlalchemy", "postgresql", Store.SQL),
     TestTarget("piccolo", "sqlite", Store.SQL),
     TestTarget("piccolo", "postgresql", Store.SQL),
+    # PostgreSQL through pgbouncer in transaction pooling mode (tests/nodes.py).
+    TestTarget("sqlalchemy", "pgbouncer", Store.NODE),
+    TestTarget("piccolo", "pgbouncer", Store.NODE),
     TestTarget("beanie", "mongomock", Store.DOCUMENT),
     # The MongoDB server at MONGODB_URL: runs in the beanie-mongomock session when that is set.
     TestTarget("beanie", "mongodb", Store.DOCUMENT, needs_env="MONGODB_URL"),

@@ -22,6 +22,7 @@ from piccolo.table import create_db_tables, drop_db_tables
 from sqlalchemy import func, insert, select
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 
+from docs.examples.guide import pooling
 from litestar_listing import ListContext, ListingBackend, MemoryBackend, Resource
 from litestar_listing.backends.base import Capabilities
 from litestar_listing.backends.beanie import BeanieBackend
@@ -31,7 +32,7 @@ from litestar_listing.core.schema import FieldInfo, ValueType
 from tests.conformance import beanie_documents, piccolo_tables
 from tests.conformance.fixture import DELETED_IDS, memory_rows, table_rows
 from tests.conformance.models import ConformanceBase, Part, Thing
-from tests.conftest import async_url, document_store, postgres_database_url, scratch_folder
+from tests.conftest import async_url, document_store, node_database_url, postgres_database_url, scratch_folder
 from tests.matrix import TestTarget
 
 THINGS_OPTIONS: Mapping[str, Any] = {
@@ -92,15 +93,15 @@ class Target:
     """One backend on one database with the conformance data loaded.
 
     Attributes:
-        postgres_database: The (logical) name of its PostgreSQL database, for ``postgres_database_url``;
-            None on other stores.
+        postgres_url: A plain ``postgresql://`` URL of its PostgreSQL database, for SQL by hand (through
+            pgbouncer on that target: connect with ``statement_cache_size=0``); None on other stores.
     """
 
     id: str
     resources: dict[str, Resource]
     sessions: Any = None
     engine: Engine[Any] | None = None
-    postgres_database: str | None = None
+    postgres_url: str | None = None
 
     @property
     def capabilities(self) -> frozenset[str]:
@@ -130,6 +131,13 @@ def memory_target() -> Target:
     return Target("memory", things_resources(make))
 
 
+def postgres_target_url(database: str, name: str) -> str | None:
+    """The plain URL of PostgreSQL database ``name`` on a target's ``database``; None for SQLite."""
+    if database == "pgbouncer":
+        return node_database_url(name, "pgbouncer")
+    return postgres_database_url(name) if database == "postgresql" else None
+
+
 def sqlalchemy_backend(name: str) -> ListingBackend:
     part_count = select(func.count(Part.id)).where(Part.thing_id == Thing.id).correlate(Thing).scalar_subquery()
     live = (lambda statement: statement.where(Thing.deleted_at.is_(None))) if name == "things_live" else None
@@ -149,19 +157,17 @@ async def write_sqlalchemy_rows(engine: AsyncEngine) -> None:
 @asynccontextmanager
 async def sqlalchemy_target(database: str, name: str = "litestar_listing_conformance") -> AsyncIterator[Target]:
     """The fixture on SQLAlchemy: a fresh SQLite file, or the PostgreSQL database ``name``."""
-    if database == "sqlite":
-        url = f"sqlite+aiosqlite:///{scratch_folder(name) / 'conformance.sqlite'}"
+    postgres = postgres_target_url(database, name)
+    if postgres is None:
+        engine = create_async_engine(f"sqlite+aiosqlite:///{scratch_folder(name) / 'conformance.sqlite'}")
     else:
-        url = async_url(postgres_database_url(name))
-    engine = create_async_engine(url)
+        url = async_url(postgres)
+        engine = pooling.sqlalchemy_engine(url) if database == "pgbouncer" else create_async_engine(url)
     prepare_engine(engine)
     try:
         await write_sqlalchemy_rows(engine)
-        postgres = name if database == "postgresql" else None
         sessions = async_sessionmaker(engine)
-        yield Target(
-            f"sqlalchemy:{database}", things_resources(sqlalchemy_backend), sessions, postgres_database=postgres
-        )
+        yield Target(f"sqlalchemy:{database}", things_resources(sqlalchemy_backend), sessions, postgres_url=postgres)
     finally:
         await engine.dispose()
 
@@ -179,9 +185,12 @@ def piccolo_backend(name: str) -> ListingBackend:
 
 def piccolo_engine(database: str, name: str) -> Engine[Any]:
     """A Piccolo engine on a fresh SQLite file or on the PostgreSQL database ``name``."""
-    if database == "sqlite":
+    postgres = postgres_target_url(database, name)
+    if postgres is None:
         return SQLiteEngine(path=str(scratch_folder(name) / f"{name}.sqlite"))
-    return PostgresEngine(config={"dsn": postgres_database_url(name)}, extensions=())
+    if database == "pgbouncer":
+        return pooling.piccolo_engine(postgres)
+    return PostgresEngine(config={"dsn": postgres}, extensions=())
 
 
 async def write_piccolo_rows(engine: Engine[Any]) -> None:
@@ -212,10 +221,8 @@ async def piccolo_target(database: str, name: str = "litestar_listing_conformanc
     if isinstance(engine, PostgresEngine):
         await engine.start_connection_pool()
     try:
-        postgres = name if database == "postgresql" else None
-        yield Target(
-            f"piccolo:{database}", things_resources(piccolo_backend), engine=engine, postgres_database=postgres
-        )
+        postgres = postgres_target_url(database, name)
+        yield Target(f"piccolo:{database}", things_resources(piccolo_backend), engine=engine, postgres_url=postgres)
     finally:
         if isinstance(engine, PostgresEngine):
             await engine.close_connection_pool()

@@ -16,7 +16,6 @@ from litestar_listing.core.text import fold_case
 from tests.conformance.fixture import memory_rows
 from tests.conformance.targets import Target
 from tests.conformance.test_conformance import target
-from tests.conftest import postgres_database_url
 
 __all__ = ("target",)
 
@@ -29,8 +28,8 @@ def exact_total() -> int:
     return sum(1 for row in memory_rows() if row["name"] is not None and "a" in fold_case(row["name"]))
 
 
-async def planner_estimate(database: str) -> int:
-    connection = await asyncpg.connect(postgres_database_url(database))
+async def planner_estimate(url: str) -> int:
+    connection = await asyncpg.connect(url, statement_cache_size=0)
     try:
         await connection.execute("ANALYZE things")
         plan = json.loads(await connection.fetchval(f"EXPLAIN (FORMAT JSON) SELECT 1 FROM things WHERE {WHERE}"))
@@ -50,7 +49,7 @@ async def list_things(target: Target, **options: object) -> tuple[int, dict[str,
 async def test_estimated_total_is_the_planners_where_the_backend_can(target: Target) -> None:
     if "syntax:relational" not in target.capabilities:
         pytest.skip("the document-store syntax has no name__ilike")
-    database = target.postgres_database
+    database = target.postgres_url
     estimated = "estimated" in target.resources["things"].backend.capabilities.total_modes and database is not None
     expected = max(await planner_estimate(database), 2) if database is not None and estimated else exact_total()
     total, headers = await list_things(target, total_mode="estimated", exact_total_below=0)
