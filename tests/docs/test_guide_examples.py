@@ -43,6 +43,7 @@ SQL_EXAMPLES = (
     "resources",
     "backends",
     "scoping",
+    "jwt",
     "soft_delete",
     "computed",
     "enrichment",
@@ -391,6 +392,34 @@ def test_scoped_resource_cannot_list_without_its_request() -> None:
     scoping = example("scoping")
     with pytest.raises(ConfigurationError, match="forced filters"):
         scoping.tickets.parse([], None)
+
+
+def test_scopes_read_the_claims_of_litestar_jwt_auth(clients: Clients) -> None:
+    client = clients["jwt"]
+    jwt_auth = example("jwt").jwt_auth
+
+    def token(subject: int, **claims: Any) -> str:
+        issued = jwt_auth.create_token(identifier=str(subject), token_extras=claims)
+        assert isinstance(issued, str)
+        return issued
+
+    ann, bob = token(1, company_id=1), token(2, company_id=2)
+    admin = token(9, company_id=3, is_platform_admin=True)
+    assert ids(get(client, "/api/v1/tickets/", ann)) == [1, 2]
+    assert ids(get(client, "/api/v1/tickets/?company_id=2", bob)) == [3, 4]
+    assert ids(get(client, "/api/v1/tickets/", admin)) == [1, 2, 3, 4]
+    assert ids(get(client, "/api/v1/my-tickets/", ann)) == [1]  # owner_id = int(sub)
+    assert ids(get(client, "/api/v1/my-tickets/", admin)) == [1, 2, 3, 4]  # the same admin bypass
+    assert ids(get(client, "/api/v1/tickets-by-claims/", bob)) == [3, 4]  # request.auth.extras
+    # A token without the claim: 403 naming it, never a 500; the owner scope still works.
+    stranger = token(3)
+    for path in ("tickets", "tickets-by-claims"):
+        body = get(client, f"/api/v1/{path}/", stranger, status=403)
+        assert body["detail"] == "the authenticated user has no 'company_id' to scope this list by"
+    assert ids(get(client, "/api/v1/my-tickets/", stranger)) == [2]
+    # JWTAuth itself answers requests without a valid token.
+    assert get(client, "/api/v1/tickets/", status=401)["status_code"] == 401
+    assert get(client, "/api/v1/tickets/", "not-a-token", status=401)["status_code"] == 401
 
 
 # ---------------------------------------------------------------- soft-delete.md
