@@ -42,6 +42,7 @@ PAGES = sorted(GUIDE.glob("*.md"))
 SQL_EXAMPLES = (
     "resources",
     "backends",
+    "sqlite_datetime",
     "scoping",
     "jwt",
     "soft_delete",
@@ -364,6 +365,22 @@ def test_a_document_store_refuses_operator_keys_at_start() -> None:
             Resource("bad", BeanieBackend(note), raw_filters=(key,)).build()
     with pytest.raises(ConfigurationError, match="crosses a relation"):
         Resource("bad", BeanieBackend(note), filter_fields=("author__name",)).build()
+
+
+def test_sqlite_datetime_storage_format(clients: Clients) -> None:
+    client = clients["sqlite_datetime"]
+    # Stored: 1 '2023-12-31 23:59:59', 2 '2024-01-01 00:00:00', 3 '2024-01-01 09:30:00', 4 '2024-02-01 00:00:00'.
+    expected = {
+        "invoice_date__gte=2024-01-01": ([3, 4], [2, 3, 4]),
+        "invoice_date=2024-02-01": ([], [4]),
+        "invoice_date__lt=2024-01-01T09:30:00": ([1, 2, 3], [1, 2]),
+        "invoice_date__lt=2024-02-01": ([1, 2, 3, 4], [1, 2, 3]),
+    }
+    for query, (trap, fixed) in expected.items():
+        assert ids(get(client, f"/api/v1/invoices/?{query}")) == trap, query
+        assert ids(get(client, f"/api/v1/invoices-fixed/?{query}")) == fixed, query
+    # Read back alike: the fix changes how values are bound, not what is listed.
+    assert get(client, "/api/v1/invoices-fixed/")["data"] == get(client, "/api/v1/invoices/")["data"]
 
 
 # ---------------------------------------------------------------- scoping.md
