@@ -39,13 +39,14 @@ class FixedBase(DeclarativeBase):
 
 
 SECONDS = "%(year)04d-%(month)02d-%(day)02d %(hour)02d:%(minute)02d:%(second)02d"
+# Bind values the way the file stores them: '2024-01-01 00:00:00', no microseconds.
+StoredDateTime = DATETIME(storage_format=SECONDS)  # type: ignore[no-untyped-call]
 
 
 class FixedInvoice(FixedBase):
     __tablename__ = "invoices"
     id: Mapped[int] = mapped_column(primary_key=True)
-    # Bind values the way the file stores them: '2024-01-01 00:00:00', no microseconds.
-    invoice_date: Mapped[datetime] = mapped_column(DATETIME(storage_format=SECONDS))
+    invoice_date: Mapped[datetime] = mapped_column(StoredDateTime)
 
 
 # end-example fix
