@@ -43,6 +43,7 @@ SQL_EXAMPLES = (
     "resources",
     "backends",
     "sqlite_datetime",
+    "piccolo_relations",
     "scoping",
     "jwt",
     "soft_delete",
@@ -381,6 +382,29 @@ def test_sqlite_datetime_storage_format(clients: Clients) -> None:
         assert ids(get(client, f"/api/v1/invoices-fixed/?{query}")) == fixed, query
     # Read back alike: the fix changes how values are bound, not what is listed.
     assert get(client, "/api/v1/invoices-fixed/")["data"] == get(client, "/api/v1/invoices/")["data"]
+
+
+def test_piccolo_relations(clients: Clients) -> None:
+    client = clients["piccolo_relations"]
+    # Albums 1 (AC/DC; tracks 1, 2), 2 (Aerosmith; track 3), 3 (AC/DC; track 4). Playlist 1: tracks
+    # 1, 4; playlist 2: track 3. Employees: Andrew (1) manages Nancy (2) and Michael (3), who manage
+    # Jane (4) and Robert (5).
+    assert ids(get(client, "/api/v1/albums/?tracks__name=Whole%20Lotta%20Rosie")) == [1]  # reverse=
+    assert ids(get(client, "/api/v1/albums/?artist__name=AC/DC")) == [1, 3]
+    assert ids(get(client, "/api/v1/albums/?search=water")) == [2]
+    assert get(client, "/api/v1/albums/?count=1")["data"][0]["tracks"] == [
+        {"id": 1, "name": "Go Down", "album_id": 1},
+        {"id": 2, "name": "Whole Lotta Rosie", "album_id": 1},
+    ]
+    assert ids(get(client, "/api/v1/playlists/?tracks__name=Hells%20Bells")) == [1]  # M2M
+    assert ids(get(client, "/api/v1/playlists/?tracks__name__in=Go%20Down,Walk%20On%20Water")) == [1, 2]
+    assert ids(get(client, "/api/v1/employees/?manager__name=Andrew")) == [2, 3]  # ForeignKey("self")
+    assert ids(get(client, "/api/v1/employees/?reports__name__in=Jane,Nancy")) == [1, 2]  # its reverse side
+    assert ids(get(client, "/api/v1/employees/?reports__name__isnull=false")) == [1, 2, 3]
+    assert ids(get(client, "/api/v1/employees/?order_by=-manager__name,id")) == [4, 5, 2, 3, 1]  # NULLs last
+    body = get(client, "/api/v1/employees/?order_by=reports__name", status=400)
+    assert error_keys(body) == ["order_by"]
+    assert "'reports' is a to-many relation" in body["extra"][0]["message"]
 
 
 # ---------------------------------------------------------------- scoping.md
