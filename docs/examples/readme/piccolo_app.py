@@ -1,7 +1,7 @@
 import os
 
 from litestar import Litestar
-from piccolo.columns import M2M, ForeignKey, Integer, LazyTableReference, Timestamptz, Varchar
+from piccolo.columns import M2M, ForeignKey, Integer, LazyTableReference, Serial, Timestamptz, Varchar
 from piccolo.engine.postgres import PostgresEngine
 from piccolo.querystring import QueryString
 from piccolo.table import Table
@@ -17,6 +17,7 @@ class Owner(Table, tablename="owners", db=engine):
 
 
 class Thing(Table, tablename="things", db=engine):
+    id = Serial(primary_key=True)
     name = Varchar(length=100)
     owner = ForeignKey(Owner, db_column_name="owner_id")
     deleted_at = Timestamptz(null=True, default=None)
