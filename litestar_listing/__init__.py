@@ -34,6 +34,7 @@ from litestar_listing.plugin import (
     Pagination,
     Resource,
     ScopeRule,
+    UserSource,
     owner_scope,
     tenant_scope,
 )
@@ -70,6 +71,7 @@ __all__ = (
     "TotalMode",
     "UnavailableError",
     "UnsupportedQueryError",
+    "UserSource",
     "ValueType",
     "Window",
     "owner_scope",

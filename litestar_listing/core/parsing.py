@@ -381,6 +381,14 @@ class QueryParser:
             name = raw.removeprefix("-")
             exposed = orderable.get(name)
             if exposed is None:
+                relation = self.field_map.to_many_prefix(name)
+                if relation is not None:
+                    message = (
+                        f"{_short(raw)} cannot be ordered on: {relation!r} is a to-many relation, so a row has"
+                        " several values there; only fields of the listed model and of its to-one relations can be"
+                    )
+                    errors.append(ParameterError("order_by", message + " ordered on."))
+                    continue
                 message = f"{_short(raw)} is not an orderable field" + hints.did_you_mean(self._order_names, name)
                 errors.append(ParameterError("order_by", message + " Write [-]field[,[-]field...]."))
             elif name in seen:

@@ -10,6 +10,7 @@ import builtins
 import enum
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from types import MappingProxyType
 
 from litestar_listing.core.errors import ConfigurationError
@@ -293,6 +294,34 @@ class FieldMap:
             ConfigurationError: The path does not exist or ends in a private field.
         """
         return _resolve(self.graph, path, self.computed)
+
+    @cached_property
+    def _visible_to_many(self) -> frozenset[tuple[str, ...]]:
+        # The to-many relations a client already reaches through a filter or search path, as path
+        # prefixes (``("tracks",)``, ``("album", "tracks")``): naming them in an error leaks nothing.
+        prefixes: set[tuple[str, ...]] = set()
+        for exposed in (*self.filterable.values(), *self.searchable):
+            for depth, hop in enumerate(exposed.hops, start=1):
+                if hop.to_many:
+                    prefixes.add(exposed.path.segments[:depth])
+                    break
+        return frozenset(prefixes)
+
+    def to_many_prefix(self, name: str) -> str | None:
+        """The to-many relation that the path ``name`` crosses, if clients may already filter or search through it.
+
+        Ordering on such a path is refused with this reason (DESIGN.md, "Order"): a row has several
+        related rows, so there is no one value to order it by. A relation that no exposed path
+        crosses gives None, so the answer is the same as for a path that does not exist.
+
+        Returns:
+            The relation's path (``"tracks"``, ``"album__tracks"``), or None.
+        """
+        segments = tuple(name.split(LOOKUP_SEP))[:-1]
+        for depth in range(1, len(segments) + 1):
+            if segments[:depth] in self._visible_to_many:
+                return LOOKUP_SEP.join(segments[:depth])
+        return None
 
     def with_pk(self, order: Sequence[OrderTerm]) -> tuple[OrderTerm, ...]:
         """``order`` with the primary key appended unless it is already there (DESIGN.md, "Order")."""

@@ -3,7 +3,7 @@
 from litestar_listing.plugin.envelope import Pagination
 from litestar_listing.plugin.plugin import ListingPlugin
 from litestar_listing.plugin.resource import EnrichContext, Resource
-from litestar_listing.plugin.scoping import ScopeRule, owner_scope, tenant_scope
+from litestar_listing.plugin.scoping import ScopeRule, UserSource, owner_scope, tenant_scope
 
 __all__ = (
     "EnrichContext",
@@ -11,6 +11,7 @@ __all__ = (
     "Pagination",
     "Resource",
     "ScopeRule",
+    "UserSource",
     "owner_scope",
     "tenant_scope",
 )

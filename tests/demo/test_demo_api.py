@@ -7,7 +7,9 @@ read the one database the SQLAlchemy loader fills.
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,6 +20,7 @@ from litestar_listing.demo.app import create_app
 from litestar_listing.demo.data import load
 from tests.conftest import async_url, postgres_database_url
 from tests.demo.reference import column, scalar
+from tests.docs.test_guide_examples import answer
 from tests.matrix import Store, backends_of, databases_of, selected
 
 DEMO_TARGETS = selected(store=Store.SQL)
@@ -216,3 +219,34 @@ def test_bad_input_is_a_400_naming_each_parameter(client: TestClient[Litestar]) 
         "order_by",
         "plane__password",
     ]
+
+
+# ---------------------------------------------------------------- the README's quoted requests
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def readme_exchanges() -> list[tuple[str, list[str]]]:
+    """Each ``$ curl`` line of the README's ``console`` blocks, with the output lines after it."""
+    found: list[tuple[str, list[str]]] = []
+    in_console = False
+    for line in README.read_text(encoding="utf-8").splitlines():
+        if line.strip() in ("```console", "```"):
+            in_console = line.strip() == "```console"
+        elif in_console and line.startswith("$ curl "):
+            found.append((line.removeprefix("$ "), []))
+        elif in_console and found and line.strip():
+            found[-1][1].append(line)
+    return found
+
+
+README_EXCHANGES = readme_exchanges()
+
+
+def test_the_readme_quotes_requests() -> None:
+    assert len(README_EXCHANGES) >= 6
+
+
+@pytest.mark.parametrize(("command", "outputs"), README_EXCHANGES, ids=[command for command, _ in README_EXCHANGES])
+def test_the_readme_answers_are_the_demo_s(client: TestClient[Litestar], command: str, outputs: list[str]) -> None:
+    # The README shows the demo's real output: each line, compared as JSON values.
+    assert answer(client, command) == [json.loads(line) for line in outputs]

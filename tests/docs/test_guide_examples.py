@@ -42,7 +42,10 @@ PAGES = sorted(GUIDE.glob("*.md"))
 SQL_EXAMPLES = (
     "resources",
     "backends",
+    "sqlite_datetime",
+    "piccolo_relations",
     "scoping",
+    "jwt",
     "soft_delete",
     "computed",
     "enrichment",
@@ -365,6 +368,45 @@ def test_a_document_store_refuses_operator_keys_at_start() -> None:
         Resource("bad", BeanieBackend(note), filter_fields=("author__name",)).build()
 
 
+def test_sqlite_datetime_storage_format(clients: Clients) -> None:
+    client = clients["sqlite_datetime"]
+    # Stored: 1 '2023-12-31 23:59:59', 2 '2024-01-01 00:00:00', 3 '2024-01-01 09:30:00', 4 '2024-02-01 00:00:00'.
+    expected = {
+        "invoice_date__gte=2024-01-01": ([3, 4], [2, 3, 4]),
+        "invoice_date=2024-02-01": ([], [4]),
+        "invoice_date__lt=2024-01-01T09:30:00": ([1, 2, 3], [1, 2]),
+        "invoice_date__lt=2024-02-01": ([1, 2, 3, 4], [1, 2, 3]),
+    }
+    for query, (trap, fixed) in expected.items():
+        assert ids(get(client, f"/api/v1/invoices/?{query}")) == trap, query
+        assert ids(get(client, f"/api/v1/invoices-fixed/?{query}")) == fixed, query
+    # Read back alike: the fix changes how values are bound, not what is listed.
+    assert get(client, "/api/v1/invoices-fixed/")["data"] == get(client, "/api/v1/invoices/")["data"]
+
+
+def test_piccolo_relations(clients: Clients) -> None:
+    client = clients["piccolo_relations"]
+    # Albums 1 (AC/DC; tracks 1, 2), 2 (Aerosmith; track 3), 3 (AC/DC; track 4). Playlist 1: tracks
+    # 1, 4; playlist 2: track 3. Employees: Andrew (1) manages Nancy (2) and Michael (3), who manage
+    # Jane (4) and Robert (5).
+    assert ids(get(client, "/api/v1/albums/?tracks__name=Whole%20Lotta%20Rosie")) == [1]  # reverse=
+    assert ids(get(client, "/api/v1/albums/?artist__name=AC/DC")) == [1, 3]
+    assert ids(get(client, "/api/v1/albums/?search=water")) == [2]
+    assert get(client, "/api/v1/albums/?count=1")["data"][0]["tracks"] == [
+        {"id": 1, "name": "Go Down", "album_id": 1},
+        {"id": 2, "name": "Whole Lotta Rosie", "album_id": 1},
+    ]
+    assert ids(get(client, "/api/v1/playlists/?tracks__name=Hells%20Bells")) == [1]  # M2M
+    assert ids(get(client, "/api/v1/playlists/?tracks__name__in=Go%20Down,Walk%20On%20Water")) == [1, 2]
+    assert ids(get(client, "/api/v1/employees/?manager__name=Andrew")) == [2, 3]  # ForeignKey("self")
+    assert ids(get(client, "/api/v1/employees/?reports__name__in=Jane,Nancy")) == [1, 2]  # its reverse side
+    assert ids(get(client, "/api/v1/employees/?reports__name__isnull=false")) == [1, 2, 3]
+    assert ids(get(client, "/api/v1/employees/?order_by=-manager__name,id")) == [4, 5, 2, 3, 1]  # NULLs last
+    body = get(client, "/api/v1/employees/?order_by=reports__name", status=400)
+    assert error_keys(body) == ["order_by"]
+    assert "'reports' is a to-many relation" in body["extra"][0]["message"]
+
+
 # ---------------------------------------------------------------- scoping.md
 def test_tenant_scope(clients: Clients) -> None:
     client = clients["scoping"]
@@ -391,6 +433,34 @@ def test_scoped_resource_cannot_list_without_its_request() -> None:
     scoping = example("scoping")
     with pytest.raises(ConfigurationError, match="forced filters"):
         scoping.tickets.parse([], None)
+
+
+def test_scopes_read_the_claims_of_litestar_jwt_auth(clients: Clients) -> None:
+    client = clients["jwt"]
+    jwt_auth = example("jwt").jwt_auth
+
+    def token(subject: int, **claims: Any) -> str:
+        issued = jwt_auth.create_token(identifier=str(subject), token_extras=claims)
+        assert isinstance(issued, str)
+        return issued
+
+    ann, bob = token(1, company_id=1), token(2, company_id=2)
+    admin = token(9, company_id=3, is_platform_admin=True)
+    assert ids(get(client, "/api/v1/tickets/", ann)) == [1, 2]
+    assert ids(get(client, "/api/v1/tickets/?company_id=2", bob)) == [3, 4]
+    assert ids(get(client, "/api/v1/tickets/", admin)) == [1, 2, 3, 4]
+    assert ids(get(client, "/api/v1/my-tickets/", ann)) == [1]  # owner_id = int(sub)
+    assert ids(get(client, "/api/v1/my-tickets/", admin)) == [1, 2, 3, 4]  # the same admin bypass
+    assert ids(get(client, "/api/v1/tickets-by-claims/", bob)) == [3, 4]  # request.auth.extras
+    # A token without the claim: 403 naming it, never a 500; the owner scope still works.
+    stranger = token(3)
+    for path in ("tickets", "tickets-by-claims"):
+        body = get(client, f"/api/v1/{path}/", stranger, status=403)
+        assert body["detail"] == "the authenticated user has no 'company_id' to scope this list by"
+    assert ids(get(client, "/api/v1/my-tickets/", stranger)) == [2]
+    # JWTAuth itself answers requests without a valid token.
+    assert get(client, "/api/v1/tickets/", status=401)["status_code"] == 401
+    assert get(client, "/api/v1/tickets/", "not-a-token", status=401)["status_code"] == 401
 
 
 # ---------------------------------------------------------------- soft-delete.md

@@ -170,6 +170,22 @@ def test_each_bad_parameter_is_named(query: str, key: str, fragment: str) -> Non
     assert fragment in errors[0][1]
 
 
+def test_ordering_on_a_to_many_path_says_why() -> None:
+    # tags__name is filterable and searchable, so the client already knows the to-many relation.
+    expected = (
+        "cannot be ordered on: 'tags' is a to-many relation, so a row has several values there; only"
+        " fields of the listed model and of its to-one relations can be ordered on."
+    )
+    for term in ("tags__name", "-tags__name", "tags__id", "tags__nope"):
+        assert error_keys(f"order_by={term}") == [("order_by", f"{term!r} {expected}")]
+    # A to-many relation no exposed path crosses answers as an unknown name: nothing is revealed.
+    unexposed = error_keys("order_by=owner__things__name")[0][1]
+    assert unexposed == error_keys("order_by=owner__thongs__name")[0][1].replace("thongs", "things")
+    # Without the filter and search paths, tags__name is not named either.
+    hidden = QueryParser(field_map(filter_fields=["*"], search_fields=["name"]))
+    assert "to-many" not in error_keys("order_by=tags__name", hidden)[0][1]
+
+
 def test_every_bad_parameter_is_listed_at_once() -> None:
     errors = error_keys("page=0&count=1000&nope=1&small=x&order_by=zzz&name=ok")
     assert [key for key, _ in errors] == ["page", "count", "nope", "small", "order_by"]

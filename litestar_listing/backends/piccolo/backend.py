@@ -191,6 +191,9 @@ class PiccoloBackend:
     async def fetch(self, query: ListQuery, context: ListContext) -> Page:
         """Run the page statement, the total when the page does not tell it, and the eager loads.
 
+        Inside the caller's transaction (``engine.transaction()``) the list runs in a SAVEPOINT, so
+        its timeout or a store error leaves that transaction usable.
+
         Raises:
             ConfigurationError: No engine, or ``context.load`` names no relation.
             UnavailableError: The database failed to answer (``driver_unavailable``).
@@ -206,8 +209,9 @@ class PiccoloBackend:
     async def _fetch(self, query: ListQuery, context: ListContext) -> Page:
         engine = self.engine_for(context)
         prepare_engine(engine)
-        if engine.current_transaction.get() is not None:
-            return await self._list(query, context, engine, None)
+        transaction = engine.current_transaction.get()
+        if transaction is not None:
+            return await self._in_savepoint(query, context, engine, transaction)
         if engine.engine_type == "sqlite":
             # Piccolo opens a SQLite connection (and its thread) per statement outside a transaction;
             # one read transaction gives the page, the total and the eager loads one connection and
@@ -216,11 +220,37 @@ class PiccoloBackend:
                 return await self._list(query, context, engine, None)
         pool = getattr(engine, "pool", None)
         if pool is None:
-            return await self._list(query, context, engine, None)
+            # Without a pool Piccolo opens a connection per statement and, when the statement is
+            # cancelled, never closes it; one connection of the list's own gets asyncpg's timeout.
+            connection = await engine.get_new_connection()  # type: ignore[attr-defined]
+            try:
+                return await self._list(query, context, engine, connection)
+            finally:
+                await connection.close()
         # One pooled connection for the page, the total and the eager loads: under load, a request
         # that queued for the pool once per statement would time out between its statements.
         async with pool.acquire() as connection:
             return await self._list(query, context, engine, connection)
+
+    async def _in_savepoint(
+        self, query: ListQuery, context: ListContext, engine: Engine[Any], transaction: Any
+    ) -> Page:
+        """List inside the caller's transaction, in a SAVEPOINT that a timeout or a store error rolls back to.
+
+        On PostgreSQL a statement that fails (or is cancelled at the deadline) aborts the whole
+        transaction; rolling back to the savepoint makes it usable again. The statements run on the
+        transaction's connection with asyncpg's per-statement ``timeout``, which sets nothing on the
+        session, so no limit outlives the list.
+        """
+        savepoint = await transaction.savepoint()
+        connection = transaction.connection if engine.engine_type == "postgres" else None
+        try:
+            page = await self._list(query, context, engine, connection)
+        except BaseException:
+            await savepoint.rollback_to()
+            raise
+        await savepoint.release()
+        return page
 
     async def _list(self, query: ListQuery, context: ListContext, engine: Engine[Any], connection: Any) -> Page:
         compiler = self.compiler(engine)

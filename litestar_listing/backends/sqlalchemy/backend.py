@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import suppress
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import ColumnElement, Engine, Select, event, exc, inspect, literal_column, select, text
@@ -56,8 +57,8 @@ class _SQLitePreparer:
 
 _PREPARERS: weakref.WeakKeyDictionary[Engine, _SQLitePreparer] = weakref.WeakKeyDictionary()
 
-# Transaction-local, so it ends with the request's transaction; the reset keeps a caller's own
-# session as it was for statements after the list.
+# Transaction-local, so it ends with the request's transaction (and is undone by a rollback to the
+# list's savepoint); the reset keeps a caller's own session as it was for statements after the list.
 _SET_TIMEOUT = text(
     "SELECT current_setting('statement_timeout') AS previous, set_config('statement_timeout', :limit, true)"
 )
@@ -199,6 +200,10 @@ class SQLAlchemyBackend:
     async def fetch(self, query: ListQuery, context: ListContext) -> Page:
         """Run the page statement and, when the page does not tell it, the total.
 
+        A list never breaks the caller's transaction: when the session already has one, the list
+        runs in a SAVEPOINT (``session.begin_nested()``) that a timeout or a store error rolls back
+        to; otherwise a failed list rolls back the transaction it began.
+
         Raises:
             ConfigurationError: No session can be had, or ``context.load`` names no relation.
             UnavailableError: The database failed to answer (see ``unavailable``).
@@ -213,6 +218,23 @@ class SQLAlchemyBackend:
 
     async def _fetch(self, query: ListQuery, context: ListContext) -> Page:
         session = self.session(context)
+        if not session.in_transaction():
+            try:
+                return await self._timed(session, query, context)
+            except BaseException:
+                # The transaction is the list's own: end it, so the caller's next statement starts
+                # afresh instead of meeting an aborted transaction. The list's error is the one to
+                # report, whatever the rollback of a broken connection raises.
+                with suppress(Exception):
+                    await session.rollback()
+                raise
+        # The caller's transaction (its writes are flushed first): the list runs in a SAVEPOINT, so a
+        # timeout or a store error rolls back to it and leaves the transaction, and its
+        # statement_timeout, as they were.
+        async with session.begin_nested():
+            return await self._timed(session, query, context)
+
+    async def _timed(self, session: AsyncSession, query: ListQuery, context: ListContext) -> Page:
         dialect = session.get_bind().dialect.name
         if dialect != "postgresql" or context.deadline is None:
             return await self._list(session, dialect, query, context)
