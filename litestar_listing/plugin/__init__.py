@@ -2,6 +2,7 @@
 
 from litestar_listing.plugin.envelope import Pagination
 from litestar_listing.plugin.plugin import ListingPlugin
+from litestar_listing.plugin.policies import RowPolicy
 from litestar_listing.plugin.resource import EnrichContext, Resource
 from litestar_listing.plugin.scoping import ScopeRule, owner_scope, tenant_scope
 
@@ -10,6 +11,7 @@ __all__ = (
     "ListingPlugin",
     "Pagination",
     "Resource",
+    "RowPolicy",
     "ScopeRule",
     "owner_scope",
     "tenant_scope",

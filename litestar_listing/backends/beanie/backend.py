@@ -93,6 +93,15 @@ class BeanieBackend:
         self._compiler: PipelineCompiler | None = None
         self._computed_fields: dict[str, FieldInfo] | None = None
 
+    @property
+    def narrows_rows(self) -> bool:
+        """Whether a base list query may leave rows of the model out (e.g. soft-deleted ones, spec §4.4.11).
+
+        The plugin's start-up check treats such a model as scoped: a relation path reaching it
+        from another resource needs a row policy (DESIGN.md, "Row policies").
+        """
+        return bool(self._pipeline)
+
     def documents(self) -> Documents:
         """The listed document class and every class its links reach (built once)."""
         if self._documents is None:

@@ -111,7 +111,7 @@ class SQLAlchemyBackend:
             non-private column, the computed values, and the eager-loaded relations.
     """
 
-    capabilities = Capabilities(keyset=True, total_modes=frozenset(TOTAL_MODES))
+    capabilities = Capabilities(keyset=True, total_modes=frozenset(TOTAL_MODES), row_policies=True)
     visitor = StatementCompiler
     """The class whose ``op_<name>`` methods compile the declared operators (``check_contract``)."""
 
@@ -136,6 +136,7 @@ class SQLAlchemyBackend:
             base = statement
         self._base = base
         self._custom_base = statement is not None or bool(computed)
+        self._narrows = statement is not None
         self._computed = computed
         self._graph = model_graph(model)
         self._computed_fields = {
@@ -143,6 +144,15 @@ class SQLAlchemyBackend:
         }
         self._to_item = to_item
         self._compilers: dict[str, StatementCompiler] = {}
+
+    @property
+    def narrows_rows(self) -> bool:
+        """Whether a base list query may leave rows of the model out (e.g. soft-deleted ones, spec §4.4.11).
+
+        The plugin's start-up check treats such a model as scoped: a relation path reaching it
+        from another resource needs a row policy (DESIGN.md, "Row policies").
+        """
+        return self._narrows
 
     def model_graph(self) -> ModelGraph:
         """The model and its relations, introspected once."""
@@ -178,7 +188,11 @@ class SQLAlchemyBackend:
             raise ConfigurationError(msg)
         return self.config.provide_session(context.request.app.state, context.request.scope)
 
-    def _loader_options(self, load: Sequence[str]) -> list[_AbstractLoad]:
+    def _loader_options(
+        self, load: Sequence[str], compiler: StatementCompiler, query: ListQuery
+    ) -> list[_AbstractLoad]:
+        """Eager-loading options; a loaded relation only loads the rows inside its model's row policy."""
+        policies = compiler.policies(query)
         options: list[_AbstractLoad] = []
         for name in load:
             entity: Any = self.model
@@ -191,6 +205,10 @@ class SQLAlchemyBackend:
                 # select-in for to-many (one query per relation for the whole page), joined for to-one.
                 strategy = selectinload if relationship.uselist else joinedload
                 attribute = getattr(entity, step)
+                target = relationship.mapper.class_
+                allowed = compiler.policy_condition((target, ()), target.__name__, policies)
+                if allowed is not None:  # a to-one row outside it loads as null
+                    attribute = attribute.and_(allowed)
                 option = strategy(attribute) if option is None else getattr(option, strategy.__name__)(attribute)
                 entity = relationship.mapper.class_
             options.append(option)
@@ -232,7 +250,10 @@ class SQLAlchemyBackend:
         compiler = self.compiler(dialect)
         page_statement, total_statement = compiler.compile(query, keys=context.keyset)
         if context.load:
-            page_statement = page_statement.options(*self._loader_options(context.load))
+            page_statement = page_statement.options(*self._loader_options(context.load, compiler, query))
+            if query.policies:
+                # Loaded relations follow this request's policies, not what the session holds already.
+                page_statement = page_statement.execution_options(populate_existing=True)
         result = await session.execute(page_statement)
         rows = result.unique().all() if context.load else result.all()
 
