@@ -37,6 +37,7 @@ from litestar_listing.plugin import (
     RowPolicy,
     ScopeRule,
     owner_scope,
+    request_policies,
     tenant_scope,
 )
 
@@ -77,5 +78,6 @@ __all__ = (
     "ValueType",
     "Window",
     "owner_scope",
+    "request_policies",
     "tenant_scope",
 )

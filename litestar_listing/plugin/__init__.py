@@ -2,7 +2,7 @@
 
 from litestar_listing.plugin.envelope import Pagination
 from litestar_listing.plugin.plugin import ListingPlugin
-from litestar_listing.plugin.policies import RowPolicy
+from litestar_listing.plugin.policies import RowPolicy, request_policies
 from litestar_listing.plugin.resource import EnrichContext, Resource
 from litestar_listing.plugin.scoping import ScopeRule, owner_scope, tenant_scope
 
@@ -14,5 +14,6 @@ __all__ = (
     "RowPolicy",
     "ScopeRule",
     "owner_scope",
+    "request_policies",
     "tenant_scope",
 )

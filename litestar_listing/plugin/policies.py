@@ -16,23 +16,24 @@ handling included) into ``core.query.Policy`` values the backends apply (``ListQ
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from litestar.exceptions import NotAuthorizedException
 
 from litestar_listing.core.errors import ConfigurationError
+from litestar_listing.core.operators import OPERATORS
 from litestar_listing.core.parsing import equality_filter
-from litestar_listing.core.query import LOOKUP_SEP, FieldPath, ListQuery, Policy
+from litestar_listing.core.query import LOOKUP_SEP, FieldPath, Filter, ListQuery, Policy
 from litestar_listing.core.schema import EntityInfo, ModelGraph, closest
 from litestar_listing.plugin.scoping import ScopeRule
 
 if TYPE_CHECKING:
     from litestar.connection import ASGIConnection
 
-    from litestar_listing.plugin.resource import Resource
+    from litestar_listing.plugin.resource import EnrichContext, Resource
 
-__all__ = ("RowPolicies", "RowPolicy", "check_paths", "policy_of")
+__all__ = ("RowPolicies", "RowPolicy", "check_paths", "policy_of", "request_policies")
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,11 +47,15 @@ class RowPolicy:
             ``owner_scope`` or any ``ScopeRule``; an empty mapping lets every row through (an
             administrator). A rule that raises ``NotAuthorizedException`` (an anonymous request
             under ``anonymous="deny"``) lets no row of the model through; for the listed model
-            of a resource the request is answered 401 instead, as ``Resource.scopes`` do.
+            of a resource the request is answered 401 instead, as ``Resource.scopes`` do. None:
+            only ``null`` applies.
+        null: Own fields that are NULL on every row anyone may reach, whatever the rule says, even
+            for an administrator: soft delete (``("deleted_at",)``, spec §4.4.11).
     """
 
     model: type[Any] | str
-    rule: ScopeRule
+    rule: ScopeRule | None = None
+    null: tuple[str, ...] = field(default=())
 
     @property
     def entity(self) -> str:
@@ -58,8 +63,10 @@ class RowPolicy:
         return self.model if isinstance(self.model, str) else self.model.__name__
 
 
-def policy_of(entity: EntityInfo, values: Mapping[str, object], *, visible: bool = True) -> Policy:
-    """The ``Policy`` of ``entity`` that admits the rows whose own fields equal ``values``.
+def policy_of(
+    entity: EntityInfo, values: Mapping[str, object], *, null: Sequence[str] = (), visible: bool = True
+) -> Policy:
+    """The ``Policy`` of ``entity`` that admits the rows whose own fields equal ``values`` and whose ``null`` are NULL.
 
     A list, tuple or set value means membership; None matches no row (DESIGN.md, "NULL"), as for
     forced filters (``core.parsing.forced_filter``).
@@ -68,7 +75,7 @@ def policy_of(entity: EntityInfo, values: Mapping[str, object], *, visible: bool
         ConfigurationError: A name is not a public own field of ``entity``.
     """
     filters = []
-    for name, value in values.items():
+    for name, value in [*values.items(), *((name, _NULL) for name in null)]:
         info = entity.fields.get(name)
         if info is None or info.private:
             hint = closest(name, [field for field, info in entity.fields.items() if not info.private])
@@ -76,8 +83,17 @@ def policy_of(entity: EntityInfo, values: Mapping[str, object], *, visible: bool
                 f" (did you mean {hint})" if hint else ""
             )
             raise ConfigurationError(msg)
-        filters.append(equality_filter(FieldPath((name,)), value, key=name))
+        path = FieldPath((name,))
+        is_null = value is _NULL
+        filters.append(
+            Filter(path, OPERATORS["isnull"], value=True, key=name)
+            if is_null
+            else equality_filter(path, value, key=name)
+        )
     return Policy(entity.name, tuple(filters), visible=visible)
+
+
+_NULL = object()
 
 
 class RowPolicies:
@@ -90,10 +106,12 @@ class RowPolicies:
         ConfigurationError: Two policies for one model.
     """
 
-    __slots__ = ("by_entity",)
+    __slots__ = ("by_entity", "entities")
 
     def __init__(self, policies: Iterable[RowPolicy]) -> None:
         self.by_entity: dict[str, RowPolicy] = {}
+        self.entities: dict[str, EntityInfo] = {}
+        """The models of the policies, found by ``check`` in the resources' graphs."""
         for policy in policies:
             if policy.entity in self.by_entity:
                 msg = f"two row policies for the model {policy.entity}; declare one per model"
@@ -119,7 +137,8 @@ class RowPolicies:
                     f" (did you mean {hint})" if hint else ""
                 )
                 raise ConfigurationError(msg)
-            policy_of(entity, dict.fromkeys(policy.rule.fields))
+            policy_of(entity, dict.fromkeys(() if policy.rule is None else policy.rule.fields), null=policy.null)
+            self.entities[name] = entity
 
     def resolve(self, graph: ModelGraph, connection: ASGIConnection[Any, Any, Any, Any] | None) -> tuple[Policy, ...]:
         """The policies of ``connection`` for the models of ``graph``, for ``ListQuery.policies``.
@@ -138,15 +157,34 @@ class RowPolicies:
                 msg = f"the model {name} has a row policy: list or parse with the request"
                 raise ConfigurationError(msg)
             try:
-                values = policy.rule.build(connection)
+                values = {} if policy.rule is None else policy.rule.build(connection)
             except NotAuthorizedException:
                 if name == graph.root:
                     raise
                 resolved.append(Policy(name, visible=False))
                 continue
-            if values:
-                resolved.append(policy_of(entity, values))
+            if values or policy.null:
+                resolved.append(policy_of(entity, values, null=policy.null))
         return tuple(resolved)
+
+    def for_request(self, connection: ASGIConnection[Any, Any, Any, Any]) -> dict[str, Policy]:
+        """Every policy of the application resolved for ``connection``, by model name.
+
+        For enrichment and computed values that read models the listed one does not reach (the
+        demo's ``fleet_size`` counts flights for airlines): apply ``policies[name]`` with the
+        backend's helper (``policy_condition`` of ``backends.sqlalchemy`` or ``backends.piccolo``).
+        A model without an entry is not restricted for this request. A rule that refuses the
+        request gives a policy that admits no row.
+        """
+        resolved: dict[str, Policy] = {}
+        for name, entity in self.entities.items():
+            graph = ModelGraph(name, {name: entity})
+            try:
+                policies = self.resolve(graph, connection)
+            except NotAuthorizedException:
+                policies = (Policy(name, visible=False),)
+            resolved.update((policy.entity, policy) for policy in policies)
+        return resolved
 
     def apply(
         self, query: ListQuery, graph: ModelGraph, connection: ASGIConnection[Any, Any, Any, Any] | None
@@ -227,3 +265,19 @@ def check_paths(resources: Sequence[Resource], policies: RowPolicies) -> None:
                         f"in Resource.public_paths if every row of {entity.name} may be read through it"
                     )
                     raise ConfigurationError(msg)
+
+
+def request_policies(context: EnrichContext) -> dict[str, Policy]:
+    """The row policies of an enrichment's request for every model that has one, by model name.
+
+    The enrichment applies ``policies.get(<model name>)`` to the statements it runs itself, with
+    ``policy_condition`` of ``backends.sqlalchemy`` or ``backends.piccolo`` (DESIGN.md, "Row
+    policies"); ``context.query.policies`` holds only the models the listed one reaches.
+
+    Returns:
+        Empty when the resource is not served by a ``ListingPlugin`` with policies, or has no request.
+    """
+    policies = context.resource.row_policies
+    if not policies or context.request is None:
+        return {}
+    return policies.for_request(context.request)

@@ -15,12 +15,20 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from litestar_listing import ListingPlugin, MemoryBackend, Resource, RowPolicy, tenant_scope
+from litestar_listing import (
+    EnrichContext,
+    ListingPlugin,
+    MemoryBackend,
+    Resource,
+    RowPolicy,
+    request_policies,
+    tenant_scope,
+)
 from litestar_listing.backends.base import Capabilities
 from litestar_listing.backends.sqlalchemy import SQLAlchemyBackend, model_graph
 from litestar_listing.core.errors import ConfigurationError
 from tests.conformance.fixture import memory_rows
-from tests.conformance.models import Thing, User
+from tests.conformance.models import Company, Thing, User
 
 
 @dataclass
@@ -137,3 +145,34 @@ def test_a_policy_must_name_a_reached_model_and_its_own_fields() -> None:
 def test_two_policies_for_one_model_are_refused() -> None:
     with pytest.raises(ConfigurationError, match="two row policies for the model User"):
         ListingPlugin([things()], policies=[RowPolicy(User, tenant_scope("company_id"))] * 2)
+
+
+def test_a_null_policy_hides_soft_deleted_rows_for_everybody() -> None:
+    # Things 29, 30, 31 are soft-deleted; Thing's policy has no rule, only null=("deleted_at",).
+    live = [RowPolicy("Thing", null=("deleted_at",))]
+    with TestClient(app([things(filter_fields=("*",))], live)) as client:
+        for user in ("admin", "acme"):
+            body = client.get("/api/v1/things/?count=50", headers={"x-user": user}).json()
+            assert body["pagination"]["total"] == 28
+            assert {29, 30, 31}.isdisjoint(item["id"] for item in body["data"])
+            found = client.get("/api/v1/things/?deleted_at__isnull=false", headers={"x-user": user}).json()
+            assert found["pagination"]["total"] == 0
+
+
+def test_an_enrichment_reads_every_policy_of_the_request() -> None:
+    seen: dict[str, Any] = {}
+
+    def remember(items: list[dict[str, Any]], context: EnrichContext) -> None:
+        seen.update(request_policies(context))
+
+    policies = [RowPolicy(User, tenant_scope("company_id")), RowPolicy(Company, tenant_scope("id"))]
+    resource = Resource("users", MemoryBackend(model_graph(User), [{"id": 4, "company_id": 2}]), enrich=remember)
+    with TestClient(app([resource, things()], policies)) as client:
+        client.get("/api/v1/users/", headers={"x-user": "globex"})
+        assert {name: [(item.path.name, item.value) for item in policy.filters] for name, policy in seen.items()} == {
+            "User": [("company_id", 2)],
+            "Company": [("id", 2)],
+        }
+        seen.clear()
+        client.get("/api/v1/users/", headers={"x-user": "admin"})
+        assert seen == {}

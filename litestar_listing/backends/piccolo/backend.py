@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import sqlite3
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -18,14 +19,14 @@ from litestar_listing.backends.piccolo.loading import Guard, Node, Selection, lo
 from litestar_listing.backends.relational.compiler import KEY_LABEL
 from litestar_listing.backends.relational.totals import planner_rows, total_of
 from litestar_listing.core.errors import ConfigurationError
-from litestar_listing.core.query import ListQuery, load_tree
+from litestar_listing.core.query import ListQuery, Policy, load_tree
 from litestar_listing.core.schema import FieldInfo, ModelGraph
 
 if TYPE_CHECKING:
     from piccolo.columns import ForeignKey
     from piccolo.table import Table
 
-__all__ = ("FoldingConnection", "PiccoloBackend", "prepare_engine")
+__all__ = ("FoldingConnection", "PiccoloBackend", "policy_condition", "prepare_engine")
 
 _DIALECTS: Mapping[str, Dialect] = {"sqlite": "sqlite", "postgres": "postgres"}
 
@@ -283,3 +284,38 @@ class PiccoloBackend:
             total_mode="estimated" if estimated else "exact",
             last_key=last_key,
         )
+
+
+@functools.lru_cache(maxsize=64)
+def _table_compiler(table: type[Table], dialect: Dialect) -> QueryCompiler:
+    return QueryCompiler(Tables(table), {}, None, dialect)
+
+
+def policy_condition(table: type[Table], policy: Policy | None, engine_type: str = "postgres") -> QueryString | None:
+    """The condition ``policy`` puts on rows of ``table``, for statements of one's own (DESIGN.md, "Row policies").
+
+    For enrichment and computed values that count rows of a table with a policy; the columns are
+    those of ``table`` itself (``FROM <table>`` without an alias). ``policies`` come from
+    ``RowPolicies.for_request`` (``EnrichContext.resource.row_policies``).
+
+    Args:
+        table: The table the statement reads.
+        policy: Its policy for the request, or None for none.
+        engine_type: The engine's ``engine_type`` (``"sqlite"`` or ``"postgres"``).
+
+    Returns:
+        The condition (compiled by the shared compiler, as for listed rows), or None when ``policy``
+        restricts nothing.
+
+    Raises:
+        ConfigurationError: ``engine_type`` is neither SQLite nor PostgreSQL.
+    """
+    if policy is None:
+        return None
+    dialect = _DIALECTS.get(engine_type)
+    if dialect is None:
+        msg = f"PiccoloBackend runs on SQLite and PostgreSQL, not {engine_type!r}"
+        raise ConfigurationError(msg)
+    compiler = _table_compiler(table, dialect)
+    condition: QueryString | None = compiler.policy_condition((table, table), policy.entity, {policy.entity: policy})
+    return condition

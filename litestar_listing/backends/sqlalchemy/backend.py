@@ -27,14 +27,14 @@ from litestar_listing.backends.relational.totals import planner_rows, total_of
 from litestar_listing.backends.sqlalchemy.compiler import StatementCompiler
 from litestar_listing.backends.sqlalchemy.introspection import field_info, model_graph, public_columns
 from litestar_listing.core.errors import ConfigurationError, UnavailableError
-from litestar_listing.core.query import LOOKUP_SEP, ListQuery, load_tree
+from litestar_listing.core.query import LOOKUP_SEP, ListQuery, Policy, load_tree
 from litestar_listing.core.schema import FieldInfo, ModelGraph
 
 if TYPE_CHECKING:
     from advanced_alchemy.extensions.litestar import SQLAlchemyAsyncConfig
     from sqlalchemy.orm.strategy_options import _AbstractLoad
 
-__all__ = ("SQLAlchemyBackend", "prepare_engine")
+__all__ = ("SQLAlchemyBackend", "policy_condition", "prepare_engine")
 
 
 class _SQLitePreparer:
@@ -317,3 +317,42 @@ def _as_dict(instance: Any, load_tree: Mapping[str, Any]) -> dict[str, Any]:
         else:
             item[name] = _as_dict(value, subtree)
     return item
+
+
+_MODEL_COMPILERS: dict[tuple[type[Any], str], StatementCompiler] = {}
+
+
+def _model_compiler(model: type[Any], dialect: str) -> StatementCompiler:
+    compiler = _MODEL_COMPILERS.get((model, dialect))
+    if compiler is None:
+        compiler = _MODEL_COMPILERS[model, dialect] = StatementCompiler(
+            model, select(model), {}, dialect, custom_base=False
+        )
+    return compiler
+
+
+def policy_condition(
+    model: type[Any], policy: Policy | None, dialect: str = "postgresql"
+) -> ColumnElement[bool] | None:
+    """The condition ``policy`` puts on rows of ``model``, for statements of one's own (DESIGN.md, "Row policies").
+
+    For enrichment and computed values that count rows of a model with a policy, e.g.
+    ``select(...).where(policy_condition(Flight, policies.get("Flight")))`` with ``policies`` from
+    ``RowPolicies.for_request`` (``EnrichContext.resource.row_policies``).
+
+    Args:
+        model: The mapped class the statement reads (not an alias).
+        policy: Its policy for the request, or None for none.
+        dialect: The session's dialect name.
+
+    Returns:
+        The condition (compiled by the shared compiler, as for listed rows), or None when ``policy``
+        restricts nothing.
+    """
+    if policy is None:
+        return None
+    compiler = _model_compiler(model, dialect)
+    condition: ColumnElement[bool] | None = compiler.policy_condition(
+        (model, ()), policy.entity, {policy.entity: policy}
+    )
+    return condition
