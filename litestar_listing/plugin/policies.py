@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
     from litestar_listing.plugin.resource import EnrichContext, Resource
 
-__all__ = ("RowPolicies", "RowPolicy", "check_paths", "policy_of", "request_policies")
+__all__ = ("RowPolicies", "RowPolicy", "check_load", "check_paths", "policy_of", "request_policies")
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,12 +106,14 @@ class RowPolicies:
         ConfigurationError: Two policies for one model.
     """
 
-    __slots__ = ("by_entity", "entities")
+    __slots__ = ("by_entity", "entities", "scoped")
 
     def __init__(self, policies: Iterable[RowPolicy]) -> None:
         self.by_entity: dict[str, RowPolicy] = {}
         self.entities: dict[str, EntityInfo] = {}
         """The models of the policies, found by ``check`` in the resources' graphs."""
+        self.scoped: dict[str, str] = {}
+        """The models some resource scopes, with that resource's name (set by ``check_paths``)."""
         for policy in policies:
             if policy.entity in self.by_entity:
                 msg = f"two row policies for the model {policy.entity}; declare one per model"
@@ -236,7 +238,7 @@ def check_paths(resources: Sequence[Resource], policies: RowPolicies) -> None:
             refuses.
     """
     policies.check([resource.field_map.graph for resource in resources])
-    scoped = _scoped_models(resources)
+    policies.scoped = scoped = _scoped_models(resources)
     for resource in resources:
         graph = resource.field_map.graph
         if not resource.backend.capabilities.row_policies:
@@ -248,23 +250,41 @@ def check_paths(resources: Sequence[Resource], policies: RowPolicies) -> None:
                 )
                 raise ConfigurationError(msg)
         for kind, path in _client_paths(resource):
-            if _is_public(path, resource.public_paths):
-                continue
-            entity = graph.root_entity
-            for step in path.split(LOOKUP_SEP):
-                relation = entity.relations.get(step)
-                if relation is None:  # the field at the end of the path
-                    break
-                entity = graph.entities[relation.target]
-                owner = scoped.get(entity.name)
-                if owner is not None and entity.name not in policies.by_entity:
-                    msg = (
-                        f"resource {resource.name!r}: the {kind} path {path!r} reaches {entity.name}, whose rows "
-                        f"resource {owner!r} scopes, but {entity.name} has no row policy: clients could read "
-                        f"rows {owner!r} hides. Give {entity.name} a RowPolicy on the plugin, or declare the path "
-                        f"in Resource.public_paths if every row of {entity.name} may be read through it"
-                    )
-                    raise ConfigurationError(msg)
+            _check_path(resource, kind, path, scoped, policies)
+
+
+def _check_path(resource: Resource, kind: str, path: str, scoped: Mapping[str, str], policies: RowPolicies) -> None:
+    if _is_public(path, resource.public_paths):
+        return
+    graph = resource.field_map.graph
+    entity = graph.root_entity
+    for step in path.split(LOOKUP_SEP):
+        relation = entity.relations.get(step)
+        if relation is None:  # the field at the end of the path
+            return
+        entity = graph.entities[relation.target]
+        owner = scoped.get(entity.name)
+        if owner is not None and entity.name not in policies.by_entity:
+            msg = (
+                f"resource {resource.name!r}: the {kind} path {path!r} reaches {entity.name}, whose rows "
+                f"resource {owner!r} scopes, but {entity.name} has no row policy: clients could read "
+                f"rows {owner!r} hides. Give {entity.name} a RowPolicy on the plugin, or declare the path "
+                f"in Resource.public_paths if every row of {entity.name} may be read through it"
+            )
+            raise ConfigurationError(msg)
+
+
+def check_load(resource: Resource, load: Sequence[str]) -> None:
+    """The start-up check for the ``load`` of one call (``Resource.list(load=...)``).
+
+    Raises:
+        ConfigurationError: As ``check_paths``, for a load path of this call.
+    """
+    policies = resource.row_policies
+    if policies is None:
+        return
+    for path in load:
+        _check_path(resource, "load", path, policies.scoped, policies)
 
 
 def request_policies(context: EnrichContext) -> dict[str, Policy]:

@@ -38,6 +38,7 @@ from litestar_listing.core.schema import ALL_FIELDS, FieldMap, ModelGraph, close
 from litestar_listing.plugin.admission import Admission
 from litestar_listing.plugin.envelope import envelope_type, item_type, pagination
 from litestar_listing.plugin.policies import RowPolicies
+from litestar_listing.plugin.policies import check_load as check_policed_load
 from litestar_listing.plugin.scoping import ScopeRule
 
 __all__ = ("EnrichContext", "Resource", "query_items")
@@ -368,6 +369,7 @@ class Resource:
             except ConfigurationError as error:
                 msg = f"resource {self.name!r}: {error}"
                 raise ConfigurationError(msg) from error
+            check_policed_load(self, load)  # row policies (issue 15): the start-up check, per call
         # The timeout starts now: time spent waiting for admission is bounded by its own queue_timeout.
         context = ListContext(
             request=connection,

@@ -8,6 +8,7 @@ Hand counts: Frank (user 6, no company) owns things 9, 25 (Acme) and 10 (Globex)
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from typing import Any
 
@@ -176,3 +177,14 @@ def test_an_enrichment_reads_every_policy_of_the_request() -> None:
         seen.clear()
         client.get("/api/v1/users/", headers={"x-user": "admin"})
         assert seen == {}
+
+
+def test_a_load_given_per_call_is_checked_like_the_declared_ones() -> None:
+    resource = things()
+    app([resource, users()])
+    with pytest.raises(ConfigurationError, match=r"the load path 'owner' reaches User, whose rows resource 'users'"):
+        asyncio.run(resource.list(None, [], load=("owner",)))
+    public = things(public_paths=("owner",))
+    app([public, users()])
+    envelope = asyncio.run(public.list(None, [("id", "9")], load=("owner",)))
+    assert [item["owner"]["name"] for item in envelope.data] == ["Frank"]  # type: ignore[attr-defined]
