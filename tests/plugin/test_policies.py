@@ -188,3 +188,21 @@ def test_a_load_given_per_call_is_checked_like_the_declared_ones() -> None:
     app([public, users()])
     envelope = asyncio.run(public.list(None, [("id", "9")], load=("owner",)))
     assert [item["owner"]["name"] for item in envelope.data] == ["Frank"]  # type: ignore[attr-defined]
+
+
+def test_keyset_pages_under_policies_walk_the_hand_counted_order() -> None:
+    policies = [RowPolicy(User, tenant_scope("company_id")), RowPolicy(Thing, tenant_scope("company_id"))]
+    resource = things(order_fields=("*", "owner__name"), keyset=True)
+    with TestClient(app([resource, users()], policies)) as client:
+        seen: list[int] = []
+        url = "/api/v1/things/?order_by=owner__name&count=3"
+        while True:
+            response = client.get(url, headers={"x-user": "acme"})
+            assert response.status_code == 200, response.text
+            seen += [item["id"] for item in response.json()["data"]]
+            cursor = response.headers.get("x-next-cursor")
+            if cursor is None:
+                break
+            url = f"/api/v1/things/?order_by=owner__name&count=3&cursor={cursor}"
+        # Acme's things by owner name (Alice, Bob, Carol, alice), then those whose owner is hidden or missing.
+        assert seen == [1, 7, 28, 2, 8, 29, 3, 18, 21, 9, 13, 14, 17, 25]
