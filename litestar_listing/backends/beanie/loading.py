@@ -79,7 +79,7 @@ def decode(info: DocumentInfo, document: Raw, computed: Mapping[str, FieldInfo] 
 
 
 async def _find(
-    collection: AsyncCollection[Any], key: str, ids: Sequence[object], session: Any, allowed: Raw | None = None
+    collection: AsyncCollection[Any], key: str, ids: Sequence[object], session: Any, *, allowed: Raw | None = None
 ) -> list[Raw]:
     found: list[Raw] = []
     for start in range(0, len(ids), CHUNK):
@@ -121,7 +121,9 @@ async def load(
         condition = None if allowed is None else allowed(target)
         if reference.kind == "back":
             back_key = target.references[reference.back_field].key
-            children = await _find(collection, f"{back_key}.$id", [raw["_id"] for raw in raws], session, condition)
+            children = await _find(
+                collection, f"{back_key}.$id", [raw["_id"] for raw in raws], session, allowed=condition
+            )
             by_parent: dict[object, list[int]] = {}
             for position, child in enumerate(children):
                 by_parent.setdefault(reference_id(child.get(back_key)), []).append(position)
@@ -133,7 +135,7 @@ async def load(
                 for value in stored
             ]
             wanted = list(dict.fromkeys(key for keys in linked for key in keys if key is not None))
-            children = await _find(collection, "_id", wanted, session, condition)
+            children = await _find(collection, "_id", wanted, session, allowed=condition)
             position_of = {child["_id"]: position for position, child in enumerate(children)}
             per_item = [sorted({position_of[key] for key in keys if key in position_of}) for keys in linked]
         child_items = [decode(target, child) for child in children]
