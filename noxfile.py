@@ -32,7 +32,11 @@ def _install(session: nox.Session, *groups: str, extras: str = "sqlalchemy,picco
 @nox.session
 @nox.parametrize("target", MATRIX)
 def tests(session: nox.Session, target: TestTarget) -> None:
-    """Run the tests of one backend x database (engine and plugin tests run with ``memory``)."""
+    """Run the tests of one backend x database (engine and plugin tests run with ``memory``).
+
+    ``-- --nightly`` runs the property tests of ``tests/hostile`` (tenant isolation, row policies)
+    with the nightly profile: 10,000 queries per target and a new seed each run.
+    """
     _install(session, "test")
     companions = [
         other.database
@@ -40,8 +44,12 @@ def tests(session: nox.Session, target: TestTarget) -> None:
         if other.needs_env and other.backend == target.backend and os.environ.get(other.needs_env)
     ]
     env = {"LISTING_BACKENDS": target.backend, "LISTING_DATABASES": ",".join([target.database, *companions])}
+    posargs = list(session.posargs)
+    if "--nightly" in posargs:
+        posargs.remove("--nightly")
+        env["LISTING_HYPOTHESIS_PROFILE"] = "nightly"
     # The conformance table and the hostile-client tests run in every session (tests/matrix.py).
-    session.run("pytest", *target.store.paths, *SHARED_PATHS, *session.posargs, env=env)
+    session.run("pytest", *target.store.paths, *SHARED_PATHS, *posargs, env=env)
 
 
 @nox.session

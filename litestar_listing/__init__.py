@@ -23,6 +23,7 @@ from litestar_listing.core.query import (
     FilterSyntax,
     ListQuery,
     OrderTerm,
+    Policy,
     RawFilter,
     Search,
     Window,
@@ -33,9 +34,11 @@ from litestar_listing.plugin import (
     ListingPlugin,
     Pagination,
     Resource,
+    RowPolicy,
     ScopeRule,
     UserSource,
     owner_scope,
+    request_policies,
     tenant_scope,
 )
 
@@ -63,9 +66,11 @@ __all__ = (
     "Page",
     "Pagination",
     "ParameterError",
+    "Policy",
     "QueryParser",
     "RawFilter",
     "Resource",
+    "RowPolicy",
     "ScopeRule",
     "Search",
     "TotalMode",
@@ -75,5 +80,6 @@ __all__ = (
     "ValueType",
     "Window",
     "owner_scope",
+    "request_policies",
     "tenant_scope",
 )

@@ -56,6 +56,9 @@ class Capabilities:
             continuation, ``core.cursor``).
         total_modes: The ``TotalMode`` values it can answer; a backend without ``"estimated"``
             counts exactly when ``ListContext.total_mode`` asks for an estimate.
+        row_policies: Applies ``ListQuery.policies`` wherever rows of a model are reached (the
+            listed rows, relation paths, eager loading); an application may not give a policy to
+            a model one of its resources reaches through a backend without it (checked at start).
     """
 
     operators: frozenset[str] = frozenset(OPERATORS)
@@ -66,6 +69,7 @@ class Capabilities:
     raw_filters: bool = False
     keyset: bool = False
     total_modes: frozenset[TotalMode] = frozenset({"exact"})
+    row_policies: bool = False
 
 
 @dataclass(frozen=True, slots=True)

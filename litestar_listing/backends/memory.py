@@ -2,6 +2,11 @@
 
 It is the oracle of the conformance tests: every other backend must return what it returns.
 Rows are dicts; a to-one relation is a nested dict or None, a to-many relation a list of dicts.
+
+Row policies (``ListQuery.policies``) are applied by the plainest reading of their rule: a row of a
+model outside its policy does not exist. The listed rows are filtered by the listed model's policy,
+and wherever a path or an eager load reaches a related row outside its model's policy, that row is
+taken away: a to-one relation reads as None, a to-many list loses it.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ from typing import Any
 
 from litestar_listing.backends.base import Capabilities, ListContext, Page, dispatch, field_filter, where
 from litestar_listing.core.cursor import follows
-from litestar_listing.core.query import FieldPath, Filter, ListQuery, OrderTerm, Search, load_tree
+from litestar_listing.core.query import FieldPath, Filter, ListQuery, OrderTerm, Policy, Search, load_tree
 from litestar_listing.core.schema import FieldInfo, ModelGraph
 from litestar_listing.core.text import LikePattern, fold_case
 
@@ -44,7 +49,7 @@ class MemoryBackend:
         computed: Computed aliases (spec §4.3.2) and their types.
     """
 
-    capabilities = Capabilities(keyset=True)
+    capabilities = Capabilities(keyset=True, row_policies=True)
 
     def __init__(self, graph: ModelGraph, rows: Sequence[Row], computed: Mapping[str, FieldInfo] | None = None) -> None:
         self._graph = graph
@@ -69,6 +74,11 @@ class MemoryBackend:
         An item holds the listed entity's non-private fields, the computed values, and the
         relations of ``context.load`` only, each projected the same way (spec §4.5).
         """
+        rows = self._rows
+        if query.policies:
+            policies = {policy.entity: policy for policy in query.policies}
+            visible = (self._visible(row, self._graph.root, policies) for row in rows)
+            rows = [row for row in visible if row is not None]
         test = where(
             query,
             lambda item: lambda row: self._filter(row, field_filter(item)),
@@ -76,7 +86,7 @@ class MemoryBackend:
             _all_of,
             _any_of,
         )
-        matching = self._rows if test is None else [row for row in self._rows if test(row)]
+        matching = rows if test is None else [row for row in rows if test(row)]
         ordered = self._sorted(matching, query.order)
         if query.after is None:
             start = query.window.offset
@@ -91,6 +101,21 @@ class MemoryBackend:
         items = [self._item(row, self._graph.root, tree, top=True) for row in rows]
         last_key = self._key(rows[-1], query) if context.keyset and rows else None
         return Page(items=items, total=len(matching), last_key=last_key)
+
+    def _visible(self, row: Row, entity_name: str, policies: Mapping[str, Policy]) -> Row | None:
+        """``row`` as the policies let it be seen: None when outside its model's policy, related rows pruned."""
+        policy = policies.get(entity_name)
+        if policy is not None and not (policy.visible and all(self._filter(row, item) for item in policy.filters)):
+            return None
+        pruned = dict(row)
+        for name, relation in self._graph.entities[entity_name].relations.items():
+            value = row.get(name)
+            if relation.to_many:
+                children = (self._visible(child, relation.target, policies) for child in value or ())
+                pruned[name] = [child for child in children if child is not None]
+            elif value is not None:
+                pruned[name] = self._visible(value, relation.target, policies)
+        return pruned
 
     def _key(self, row: Row, query: ListQuery) -> tuple[object, ...]:
         return tuple(next(self._values(row, term.path), None) for term in query.order)

@@ -40,6 +40,7 @@ __all__ = (
     "Limits",
     "QueryParser",
     "QueryString",
+    "equality_filter",
     "forced_filter",
     "is_raw_key",
 )
@@ -637,8 +638,16 @@ def forced_filter(field_map: FieldMap, name: str, value: object) -> Filter:
     Raises:
         ConfigurationError: The path does not exist.
     """
-    exposed = field_map.field_at(FieldPath.parse(name))
+    return equality_filter(field_map.field_at(FieldPath.parse(name)).path, value, key=name)
+
+
+def equality_filter(path: FieldPath, value: object, *, key: str = "") -> Filter:
+    """The server-side filter ``path = value``: membership for a list/tuple/set, none for None.
+
+    The one rule of forced filters and row policies (spec §4.4.10): values are compared as given,
+    None and None members match nothing (DESIGN.md, "NULL").
+    """
     if value is None or isinstance(value, (list, tuple, set, frozenset)):
         values = () if value is None else tuple(item for item in value if item is not None)
-        return Filter(exposed.path, OPERATORS["in"], values, key=name)
-    return Filter(exposed.path, OPERATORS["eq"], value, key=name)
+        return Filter(path, OPERATORS["in"], values, key=key)
+    return Filter(path, OPERATORS["eq"], value, key=key)

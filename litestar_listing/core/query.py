@@ -23,6 +23,7 @@ __all__ = (
     "FilterSyntax",
     "ListQuery",
     "OrderTerm",
+    "Policy",
     "RawFilter",
     "Search",
     "Window",
@@ -129,6 +130,29 @@ class OrderTerm:
 
 
 @dataclass(frozen=True, slots=True)
+class Policy:
+    """The rows of one model a request may reach: a row policy resolved for one request.
+
+    A policy applies wherever rows of its model are reached (DESIGN.md, "Row policies"; spec
+    §4.4.10 extended to relations): the listed rows, the page and the total when the model is the
+    listed one; the related row of a to-one path, which outside the policy behaves exactly as a
+    missing one (filters on it do not match, it sorts as NULL, it loads as null); the rows a
+    to-many path's semi-join sees; eager-loaded rows.
+
+    Attributes:
+        entity: The model's name in the ``ModelGraph`` (its class name).
+        filters: Conditions over the model's own fields (single-segment paths), ANDed; none with
+            ``visible`` means every row.
+        visible: False when no row of the model may be reached (e.g. an anonymous request under a
+            policy that denies anonymous users); ``filters`` are then ignored.
+    """
+
+    entity: str
+    filters: tuple[Filter, ...] = ()
+    visible: bool = True
+
+
+@dataclass(frozen=True, slots=True)
 class Window:
     """The page of the result to return (spec §4.7).
 
@@ -163,6 +187,9 @@ class ListQuery:
         after: Keyset continuation (an extension of spec §4.7, opt-in per resource): the ordering
             values of the previous page's last item, one per term of ``order``. The page is the
             ``window.count`` items that sort after them; ``window.offset`` is not used to skip rows.
+        policies: The row policies of the request, at most one per model (``Policy``): the listed
+            model's is ANDed like a forced filter, the others apply on every relation path and
+            eager load that reaches their model.
     """
 
     filters: tuple[Filter | RawFilter, ...] = ()
@@ -172,6 +199,14 @@ class ListQuery:
     window: Window = field(default_factory=Window)
     forced_filters: tuple[Filter, ...] = ()
     after: tuple[object, ...] | None = None
+    policies: tuple[Policy, ...] = ()
+
+    def policy(self, entity: str) -> Policy | None:
+        """The policy of model ``entity``, or None when its rows are not restricted."""
+        for policy in self.policies:
+            if policy.entity == entity:
+                return policy
+        return None
 
     def rows_before(self) -> int | None:
         """How many rows sort before the page, if the server knows it without counting.

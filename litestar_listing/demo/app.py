@@ -31,10 +31,22 @@ from pymongo import AsyncMongoClient
 from pymongo.asynchronous.database import AsyncDatabase
 from sqlalchemy import distinct, func, make_url, select
 
-from litestar_listing import EnrichContext, ListingBackend, ListingPlugin, Resource, owner_scope, tenant_scope
+from litestar_listing import (
+    EnrichContext,
+    ListingBackend,
+    ListingPlugin,
+    Resource,
+    RowPolicy,
+    owner_scope,
+    request_policies,
+    tenant_scope,
+)
 from litestar_listing.backends.beanie import BeanieBackend
+from litestar_listing.backends.beanie import policy_filter as beanie_policy
 from litestar_listing.backends.piccolo import PiccoloBackend
+from litestar_listing.backends.piccolo import policy_condition as piccolo_policy
 from litestar_listing.backends.sqlalchemy import SQLAlchemyBackend
+from litestar_listing.backends.sqlalchemy import policy_condition as sqlalchemy_policy
 from litestar_listing.core.query import FilterSyntax
 from litestar_listing.demo import documents, mongo_data, piccolo_tables
 from litestar_listing.demo.data import DEMO_USERS, TOKENS, DemoUserSeed, sqlalchemy_url
@@ -169,6 +181,10 @@ async def sqlalchemy_fleet_sizes(carriers: Sequence[str], context: EnrichContext
         .where(Flight.carrier.in_(carriers))
         .group_by(Flight.carrier)
     )
+    # Only the flights the signed-in tenant may see (the Flight row policy, DESIGN.md "Row policies").
+    allowed = sqlalchemy_policy(Flight, request_policies(context).get("Flight"), session.get_bind().dialect.name)
+    if allowed is not None:
+        statement = statement.where(allowed)
     sizes: dict[str, int] = dict((await session.execute(statement)).all())
     return sizes
 
@@ -250,10 +266,14 @@ async def piccolo_fleet_sizes(carriers: Sequence[str], context: EnrichContext) -
     assert isinstance(backend, PiccoloBackend)  # noqa: S101 - DemoBackends pairs it with Piccolo backends
     engine = backend.engine_for(context.list_context)
     marks = ", ".join("{}" for _ in carriers)
+    # Only the flights the signed-in tenant may see (the Flight row policy, DESIGN.md "Row policies").
+    allowed = piccolo_policy(piccolo_tables.Flight, request_policies(context).get("Flight"), engine.engine_type)
     statement = QueryString(
         f'SELECT "carrier", COUNT(DISTINCT "tailnum") AS "planes" FROM "flights" WHERE "carrier" IN ({marks})'  # noqa: S608 - only placeholders
-        ' GROUP BY "carrier"',
+        + (" AND {}" if allowed is not None else "")
+        + ' GROUP BY "carrier"',
         *carriers,
+        *([] if allowed is None else [allowed]),
     )
     rows = engine.transform_response_to_dicts(await engine.run_querystring(statement))
     return {row["carrier"]: int(row["planes"]) for row in rows}
@@ -321,9 +341,12 @@ async def beanie_fleet_sizes(carriers: Sequence[str], context: EnrichContext) ->
     """
     backend = context.resource.backend
     assert isinstance(backend, BeanieBackend)  # noqa: S101 - DemoBackends pairs it with Beanie backends
+    # Only the flights the signed-in tenant may see (the Flight row policy, DESIGN.md "Row policies").
+    allowed = beanie_policy(documents.Flight, request_policies(context).get("Flight"))
     pipeline: list[dict[str, Any]] = [
         # A null tail number is no plane, as COUNT(DISTINCT tailnum) skips NULL in SQL.
         {"$match": {"carrier": {"$in": list(carriers)}, "tailnum": {"$ne": None}}},
+        *([] if allowed is None else [{"$match": allowed}]),
         {"$group": {"_id": {"carrier": "$carrier", "tailnum": "$tailnum"}}},
         {"$group": {"_id": "$_id.carrier", "planes": {"$sum": 1}}},
     ]
@@ -533,6 +556,14 @@ def examples(listed: Sequence[Resource]) -> Mapping[str, str]:
     return EXAMPLES
 
 
+DEMO_POLICIES = (
+    RowPolicy("Flight", tenant_scope("carrier", company_attribute="carrier", anonymous="unscoped")),
+    RowPolicy("WatchedFlight", owner_scope("user_id"), null=("deleted_at",)),
+)
+"""The demo's row policies (DESIGN.md, "Row policies"): a signed-in airline user reaches only its
+airline's flights and its own live watches, wherever they are reached (a watch's ``flight``, the
+airlines' ``fleet_size``); anonymous requests see every flight and no watch."""
+
 DEMO_CONCURRENT_LISTS = 8
 """Lists in the database at once: below both pools' sizes (SQLAlchemy 5 + 10 overflow, Piccolo's asyncpg
 10), so that under a burst requests wait for their turn in the application, where the wait does not
@@ -557,7 +588,7 @@ def demo_app(listed: Sequence[Resource], backends: Sequence[DemoBackends], *, de
         route_handlers=[index],
         plugins=[
             *(plugin for part in backends for plugin in part.plugins),
-            ListingPlugin(listed, max_concurrent_lists=DEMO_CONCURRENT_LISTS),
+            ListingPlugin(listed, max_concurrent_lists=DEMO_CONCURRENT_LISTS, policies=DEMO_POLICIES),
         ],
         middleware=[DefineMiddleware(DemoAuthentication, exclude=["/schema"])],
         on_startup=[hook for part in backends for hook in part.on_startup],

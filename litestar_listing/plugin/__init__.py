@@ -2,6 +2,7 @@
 
 from litestar_listing.plugin.envelope import Pagination
 from litestar_listing.plugin.plugin import ListingPlugin
+from litestar_listing.plugin.policies import RowPolicy, request_policies
 from litestar_listing.plugin.resource import EnrichContext, Resource
 from litestar_listing.plugin.scoping import ScopeRule, UserSource, owner_scope, tenant_scope
 
@@ -10,8 +11,10 @@ __all__ = (
     "ListingPlugin",
     "Pagination",
     "Resource",
+    "RowPolicy",
     "ScopeRule",
     "UserSource",
     "owner_scope",
+    "request_policies",
     "tenant_scope",
 )

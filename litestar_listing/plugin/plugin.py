@@ -10,6 +10,7 @@ from litestar.plugins import InitPluginProtocol
 from litestar_listing.plugin.admission import Admission
 from litestar_listing.plugin.handlers import list_handler
 from litestar_listing.plugin.openapi import SharedSchemas, with_shared_schemas
+from litestar_listing.plugin.policies import RowPolicies, RowPolicy, check_paths
 
 if TYPE_CHECKING:
     from litestar.config.app import AppConfig
@@ -29,6 +30,8 @@ class ListingPlugin(InitPluginProtocol):
             in their stores at once, e.g. the database pool's size; the others wait in order, and a
             resource's ``timeout`` starts when a list is admitted. None (the default): no limit.
         queue_timeout: Seconds a list may wait to be admitted; past it, a 503 with ``Retry-After``.
+        policies: Row policies, at most one per model (``RowPolicy``): they restrict that model's
+            rows wherever any resource reaches them (DESIGN.md, "Row policies").
 
     Raises:
         ConfigurationError: ``max_concurrent_lists`` below 1 or ``queue_timeout`` not positive;
@@ -36,7 +39,7 @@ class ListingPlugin(InitPluginProtocol):
             (fail at start-up, not per request).
     """
 
-    __slots__ = ("admission", "path_prefix", "resources", "shared_schemas")
+    __slots__ = ("admission", "path_prefix", "policies", "resources", "shared_schemas")
 
     def __init__(
         self,
@@ -45,6 +48,7 @@ class ListingPlugin(InitPluginProtocol):
         path_prefix: str = "/api/v1",
         max_concurrent_lists: int | None = None,
         queue_timeout: float = 30.0,
+        policies: Sequence[RowPolicy] = (),
     ) -> None:
         names = [resource.name for resource in resources]
         duplicated = sorted({name for name in names if names.count(name) > 1})
@@ -59,6 +63,10 @@ class ListingPlugin(InitPluginProtocol):
         self.admission = None if max_concurrent_lists is None else Admission(max_concurrent_lists, queue_timeout)
         for resource in self.resources:
             resource.admission = self.admission
+        # Row policies (issue 15): carried by every resource's queries, checked at start-up.
+        self.policies = RowPolicies(policies)
+        for resource in self.resources:
+            resource.row_policies = self.policies
 
     def on_app_init(self, app_config: AppConfig) -> AppConfig:
         """Register one list handler per resource, prepare its backend, add its type encoders.
@@ -73,6 +81,7 @@ class ListingPlugin(InitPluginProtocol):
             encoders = getattr(resource.backend, "type_encoders", None)
             if encoders:
                 app_config.type_encoders = {**encoders, **(app_config.type_encoders or {})}
+        check_paths(self.resources, self.policies)  # row policies (issue 15): no unguarded path
         if app_config.openapi_config is not None:
             app_config.openapi_config = with_shared_schemas(app_config.openapi_config, self.shared_schemas)
         return app_config

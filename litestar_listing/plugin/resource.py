@@ -37,6 +37,8 @@ from litestar_listing.core.query import LOOKUP_SEP, Combine, FieldPath, Filter, 
 from litestar_listing.core.schema import ALL_FIELDS, FieldMap, ModelGraph, closest
 from litestar_listing.plugin.admission import Admission
 from litestar_listing.plugin.envelope import envelope_type, item_type, pagination
+from litestar_listing.plugin.policies import RowPolicies
+from litestar_listing.plugin.policies import check_load as check_policed_load
 from litestar_listing.plugin.scoping import ScopeRule
 
 __all__ = ("EnrichContext", "Resource", "query_items")
@@ -97,6 +99,9 @@ class Resource:
             (e.g. ``"meta.color"``) that clients may filter on by equality; their values are passed
             as text (spec §4.4.9). Keys naming operators (``$where``, ``$expr``...) are refused.
         max_depth: The most relations a path may cross.
+        public_paths: Relation paths (or relation prefixes, ``"watches"``) that may reach a model
+            another resource scopes although that model has no row policy: every row of it can be
+            filtered, searched, ordered on or loaded through them (DESIGN.md, "Row policies").
         keyset: Offer keyset continuation, an extension of spec §4.7: every response carries the
             opaque token of the next page in ``X-Next-Cursor`` (and a ``Link: <...>; rel="next"``),
             and ``cursor=<token>`` (instead of ``page``) continues after the previous page's last
@@ -131,6 +136,7 @@ class Resource:
     ignore_unknown_filters: bool | None = None
     raw_filters: Sequence[str] = ()
     max_depth: int = 3
+    public_paths: Sequence[str] = ()
     keyset: bool = False
     total_mode: TotalMode = "exact"
     exact_total_below: int = 10_000
@@ -139,6 +145,8 @@ class Resource:
     description: str = ""
     admission: Admission | None = field(default=None, init=False, repr=False, compare=False)
     """Set by ``ListingPlugin(max_concurrent_lists=...)``: lists wait here for their turn."""
+    row_policies: RowPolicies | None = field(default=None, init=False, repr=False, compare=False)
+    """Set by ``ListingPlugin(policies=...)``: the row policies each request's query carries (issue 15)."""
     _field_map: FieldMap | None = field(default=None, init=False, repr=False)
     _parser: QueryParser | None = field(default=None, init=False, repr=False)
     _envelope: type[msgspec.Struct] | None = field(default=None, init=False, repr=False)
@@ -277,9 +285,13 @@ class Resource:
             ConfigurationError: The resource has forced filters and ``connection`` is None.
         """
         try:
-            return self.parser.parse(params, self.forced_filters(connection))
+            query = self.parser.parse(params, self.forced_filters(connection))
         except InvalidQueryError as error:
             raise _bad_request(error) from None
+        # Row policies (issue 15): every model the query may reach, restricted for this request.
+        if self.row_policies:
+            query = self.row_policies.apply(query, self.field_map.graph, connection)
+        return query
 
     async def list(
         self,
@@ -357,6 +369,7 @@ class Resource:
             except ConfigurationError as error:
                 msg = f"resource {self.name!r}: {error}"
                 raise ConfigurationError(msg) from error
+            check_policed_load(self, load)  # row policies (issue 15): the start-up check, per call
         # The timeout starts now: time spent waiting for admission is bounded by its own queue_timeout.
         context = ListContext(
             request=connection,

@@ -6,6 +6,7 @@ not grow with the page size (one statement per to-many relation for the whole pa
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -16,8 +17,10 @@ from piccolo.querystring import QueryString
 from sqlalchemy import event
 
 from litestar_listing import ListContext
+from litestar_listing.core.parsing import equality_filter
+from litestar_listing.core.query import FieldPath, Policy
 from tests.conformance.fixture import THINGS, USERS, company_row, part_rows, role_row, tag_rows
-from tests.conformance.targets import Target, open_target
+from tests.conformance.targets import Target, memory_target, open_target
 from tests.matrix import Store, selected
 
 LOAD = ("owner__manager__role", "reviewer", "company", "tags", "parts__supplier")
@@ -120,3 +123,55 @@ async def test_statements_do_not_grow_with_the_page(target: Target) -> None:
         await _page(target, "count=20&order_by=id", LOAD)
     # Page, total, then one statement per to-many relation (tags, parts) for the whole page.
     assert len(small) == len(large) == 4, large
+
+
+# Row policies on eager loading (DESIGN.md, "Row policies"): Acme's users (company 1) and Acme
+# itself; parts supplied by Acme or Umbrella (1, 4); the tags red and blue (ids 1, 2). Things are
+# not restricted, so every tenant's things show which of their relations stay hidden.
+LOAD_POLICIES = (
+    Policy("User", (equality_filter(FieldPath(("company_id",)), 1),)),
+    Policy("Company", (equality_filter(FieldPath(("id",)), 1),)),
+    Policy("Part", (equality_filter(FieldPath(("supplier_id",)), (1, 4)),)),
+    Policy("Tag", (equality_filter(FieldPath(("id",)), (1, 2)),)),
+)
+
+
+def _acme_user(user: dict[str, Any] | None) -> dict[str, Any] | None:
+    """``user`` as the policies let it be seen: None outside Acme, its manager likewise."""
+    if user is None or user["company_id"] != 1:
+        return None
+    if "manager" in user:
+        user["manager"] = _acme_user(user["manager"])
+    return user
+
+
+def expected_under_policies(thing_id: int) -> dict[str, Any]:
+    thing = expected_thing(thing_id)
+    thing["owner"] = _acme_user(thing["owner"])
+    thing["reviewer"] = _acme_user(thing["reviewer"])
+    thing["company"] = thing["company"] if thing["company_id"] == 1 else None
+    thing["tags"] = [tag for tag in thing["tags"] if tag["id"] in {1, 2}]
+    thing["parts"] = [
+        {**part, "supplier": part["supplier"] if part["supplier_id"] == 1 else None}
+        for part in thing["parts"]
+        if part["supplier_id"] in {1, 4}
+    ]
+    return thing
+
+
+@pytest.mark.parametrize("ids", [(1, 4, 12, 13, 17, 21), (2, 3, 5, 6, 7, 9, 14, 16, 19, 25)])
+async def test_loaded_relations_follow_the_row_policies(target: Target, ids: tuple[int, ...]) -> None:
+    resource = target.resources["things"]
+    params = [*(("id", str(thing_id)) for thing_id in ids), ("order_by", "id"), ("count", "20")]
+    query = dataclasses.replace(resource.parser.parse(params, []), policies=LOAD_POLICIES)
+    async with target.context() as context:
+        page = await resource.backend.fetch(query, dataclasses.replace(context, load=LOAD))
+    assert page.items == [expected_under_policies(thing_id) for thing_id in ids]
+    # Hand-checked: thing 4's owner Dave and reviewer Eve are Globex's; of its parts only gear (4).
+    if 4 in ids:
+        four = page.items[ids.index(4)]
+        assert (four["owner"], four["reviewer"], [part["id"] for part in four["parts"]]) == (None, None, [4])
+
+
+async def test_the_memory_oracle_loads_under_the_row_policies_alike() -> None:
+    await test_loaded_relations_follow_the_row_policies(memory_target(), (1, 4, 12, 13, 17, 21, 25))

@@ -36,6 +36,8 @@ class Case:
         errors: The expected 400 keys, compared as a set; non-empty means a 400 case.
         resource: ``things`` (AND), ``things_or`` (OR) or ``things_live`` (soft-deleted excluded).
         forced: Server-side equality filters, e.g. ``(("company_id", 1),)``.
+        policies: Row policies by model name: own-field equalities (``(("company_id", 1),)``), or
+            None for a policy that lets no row of the model through (an anonymous request).
         needs: Backend capabilities the case needs: ``relation_paths``, ``to_many_paths``,
             ``computed_order``, and ``op:<name>`` for every operator its filters compile to
             (derived from ``query`` and ``forced`` when ``CASES`` is built).
@@ -48,6 +50,7 @@ class Case:
     errors: tuple[str, ...] = ()
     resource: str = "things"
     forced: tuple[tuple[str, object], ...] = ()
+    policies: tuple[tuple[str, tuple[tuple[str, object], ...] | None], ...] = ()
     needs: frozenset[str] = frozenset()
 
 
@@ -94,6 +97,19 @@ _NAME_DESC: tuple[int, ...] = (  # ties (14, 16) by id, NULLs last
     25, 17, 31, 27, 30, 23, 7, 8, 20, 18, 19,
 )
 # fmt: on
+
+# Row policies (DESIGN.md, "Row policies"): a tenant sees its own things, users and company; an
+# anonymous request sees every thing but no user and no company; ``_UMBRELLA_PARTS`` shows only the
+# parts Umbrella supplies (1, 4, 9, 13, 17). An administrator has no policy: the unscoped answer.
+_ACME_POLICIES = (("Thing", (("company_id", 1),)), ("User", (("company_id", 1),)), ("Company", (("id", 1),)))
+_GLOBEX_POLICIES = (("Thing", (("company_id", 2),)), ("User", (("company_id", 2),)), ("Company", (("id", 2),)))
+_ANONYMOUS_POLICIES: tuple[tuple[str, None], ...] = (("User", None), ("Company", None))
+_UMBRELLA_PARTS = (("Part", (("supplier_id", 4),)),)
+POLICY = frozenset({"row_policies"})
+"""Row policies (``Capabilities.row_policies``)."""
+POLICY_REL = POLICY | REL
+POLICY_MANY = POLICY | MANY
+_GLOBEX = (4, 5, 10, 11, 12, 15, 19, 22, 24, 27, 30)  # company_id = 2
 
 _UUID_7 = "a8098c1a-f86e-11da-bd1a-00112444be1e"
 
@@ -1141,6 +1157,56 @@ _TABLE: tuple[Case, ...] = (
     Case("forced:none-matches-nothing", "count=50", (), 0, forced=(("owner_id", None),)),
     Case("forced:none-on-a-nullable-path", "count=50", (), 0, forced=(("owner__company_id", None),), needs=REL),
     Case("forced:none-in-a-list-is-dropped", "order_by=id", (1, 7, 16, 28), 4, forced=(("owner_id", (None, 1)),)),
+    # ---------------------------------------------------------------- row policies: every path
+    # Acme's users are 1, 2, 3, 8; Globex's 4, 5; Frank (6) has no company, Zoë (7) is Initech's.
+    Case("policy:tenant:listed", "order_by=id&count=50", _ACME, 14, policies=_ACME_POLICIES, needs=POLICY),
+    Case("policy:other-tenant:listed", "order_by=id&count=50", _GLOBEX, 11, policies=_GLOBEX_POLICIES, needs=POLICY),
+    Case("policy:admin:listed", "order_by=id&count=50", _ALL, 31, needs=POLICY),
+    Case("policy:tenant:with-forced", "order_by=id", (1, 7, 28), 3, forced=(("owner_id", 1),),
+         policies=_ACME_POLICIES, needs=POLICY),
+    # Frank owns 9, 25 (Acme) and 10 (Globex): outside both tenants' user policy, a missing owner.
+    Case("policy:tenant:to-one-eq", "owner__name=Frank", (), 0, policies=_ACME_POLICIES, needs=POLICY_REL),
+    Case("policy:other-tenant:to-one-eq", "owner__name=Frank", (), 0, policies=_GLOBEX_POLICIES, needs=POLICY_REL),
+    Case("policy:admin:to-one-eq", "owner__name=Frank&order_by=id", (9, 10, 25), 3, needs=POLICY_REL),
+    Case("policy:tenant:to-one-isnull", "owner__id__isnull=true&order_by=id", (9, 13, 14, 17, 25), 5,
+         policies=_ACME_POLICIES, needs=POLICY_REL),
+    Case("policy:tenant:to-one-ne", "owner__name__ne=Alice&order_by=id&count=50",
+         (2, 3, 8, 9, 13, 14, 17, 18, 21, 25, 29), 11, policies=_ACME_POLICIES, needs=POLICY_REL),
+    Case("policy:anonymous:to-one-isnull", "owner__id__isnull=false", (), 0, policies=_ANONYMOUS_POLICIES,
+         needs=POLICY_REL),
+    Case("policy:anonymous:to-one-eq", "company__name=Acme", (), 0, policies=_ANONYMOUS_POLICIES, needs=POLICY_REL),
+    # Nested: Bob and alice report to Alice; Eve and Zoë to Dave.
+    Case("policy:tenant:nested-to-one", "owner__manager__name=Alice&order_by=id", (2, 8, 21, 29), 4,
+         policies=_ACME_POLICIES, needs=POLICY_REL),
+    Case("policy:other-tenant:nested-to-one", "owner__manager__name=Alice", (), 0, policies=_GLOBEX_POLICIES,
+         needs=POLICY_REL),
+    Case("policy:admin:nested-to-one", "owner__manager__name=Alice&order_by=id", (2, 8, 11, 21, 22, 27, 29), 7,
+         needs=POLICY_REL),
+    Case("policy:other-tenant:nested-to-one-isnull", "owner__manager__name__isnull=true&order_by=id",
+         (4, 10, 11, 12, 19, 22, 27, 30), 8, policies=_GLOBEX_POLICIES, needs=POLICY_REL),
+    # Order: a related row outside its policy sorts as NULL (last), ties by id.
+    Case("policy:tenant:order-to-one", "order_by=owner__name&count=50",
+         (1, 7, 28, 2, 8, 29, 3, 18, 21, 9, 13, 14, 17, 25), 14, policies=_ACME_POLICIES, needs=POLICY_REL),
+    Case("policy:tenant:order-to-one-page-2", "order_by=owner__name&count=5&page=2", (29, 3, 18, 21, 9), 14,
+         policies=_ACME_POLICIES, needs=POLICY_REL),
+    Case("policy:tenant:order-to-one-desc", "order_by=-owner__name&count=50",
+         (21, 3, 18, 2, 8, 29, 1, 7, 28, 9, 13, 14, 17, 25), 14, policies=_ACME_POLICIES, needs=POLICY_REL),
+    Case("policy:anonymous:order-to-one", "order_by=company__name&count=3", (1, 2, 3), 31,
+         policies=_ANONYMOUS_POLICIES, needs=POLICY_REL),
+    # Search through owner__name: nobody but Frank's things mention "frank".
+    Case("policy:tenant:search-to-one", "search=frank", (), 0, policies=_ACME_POLICIES, needs=POLICY_MANY),
+    Case("policy:admin:search-to-one", "search=frank", (25, 9, 10), 3, needs=POLICY_MANY),
+    # To-many: Globex supplies parts 3 (thing 2), 10 and 11 (thing 12).
+    Case("policy:tenant:to-many-to-one", "parts__supplier__name=Globex", (), 0, policies=_ACME_POLICIES,
+         needs=POLICY_MANY),
+    Case("policy:other-tenant:to-many-to-one", "parts__supplier__name=Globex", (12,), 1,
+         policies=_GLOBEX_POLICIES, needs=POLICY_MANY),
+    Case("policy:admin:to-many-to-one", "parts__supplier__name=Globex&order_by=id", (2, 12), 2, needs=POLICY_MANY),
+    Case("policy:parts:to-many", "parts__name=bolt", (1,), 1, policies=_UMBRELLA_PARTS, needs=POLICY_MANY),
+    Case("policy:parts:to-many-gt", "parts__quantity__gt=5", (1,), 1, policies=_UMBRELLA_PARTS, needs=POLICY_MANY),
+    Case("policy:parts:to-many-ne", "parts__name__ne=cam&order_by=id", (1, 4, 9, 21), 4, policies=_UMBRELLA_PARTS,
+         needs=POLICY_MANY),
+    Case("policy:admin:to-many", "parts__name=bolt&order_by=id", (1, 2, 12, 21), 4, needs=POLICY_MANY),
     Case("forced:default-order", "count=5", (28, 25, 21, 13, 14), 14, forced=(("company_id", 1),)),
     Case(
         "forced:same-name-dropped",
@@ -1500,7 +1566,7 @@ def _with_operator_needs(case: Case) -> Case:
     used: set[str] = set()
     for (_, operator), seen in groups.items():
         used.add(_REPEATED_AS.get(operator, operator) if seen > 1 else operator)
-    if case.forced:
+    if case.forced or case.policies:
         used.add("eq")
     return replace(case, needs=case.needs | syntax | {f"op:{name}" for name in used})
 

@@ -6,6 +6,7 @@ Cases skip only by a declared capability, never by backend name.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import AsyncIterator
 from urllib.parse import parse_qsl
 
@@ -13,6 +14,9 @@ import pytest
 
 from litestar_listing.core.errors import InvalidQueryError
 from litestar_listing.core.parsing import forced_filter
+from litestar_listing.core.query import ListQuery, Policy
+from litestar_listing.core.schema import ModelGraph
+from litestar_listing.plugin.policies import policy_of
 from tests.conformance.cases import CASES, Case
 from tests.conformance.targets import Target, open_target
 from tests.matrix import SELECTED
@@ -29,6 +33,15 @@ def test_case_ids_are_unique() -> None:
     assert len(ids) == len(set(ids))
 
 
+def with_policies(query: ListQuery, graph: ModelGraph, case: Case) -> ListQuery:
+    """``query`` carrying the row policies of ``case``."""
+    policies = tuple(
+        Policy(name, visible=False) if values is None else policy_of(graph.entities[name], dict(values))
+        for name, values in case.policies
+    )
+    return dataclasses.replace(query, policies=policies)
+
+
 @pytest.mark.parametrize("case", CASES, ids=lambda case: case.id)
 async def test_case(target: Target, case: Case) -> None:
     missing = case.needs - target.capabilities
@@ -42,7 +55,7 @@ async def test_case(target: Target, case: Case) -> None:
             resource.parser.parse(params, forced)
         assert {error.key for error in raised.value.errors} == set(case.errors)
         return
-    query = resource.parser.parse(params, forced)
+    query = with_policies(resource.parser.parse(params, forced), resource.field_map.graph, case)
     async with target.context() as context:
         page = await resource.backend.fetch(query, context)
     if case.ids is not None:

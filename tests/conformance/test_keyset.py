@@ -13,9 +13,11 @@ from urllib.parse import parse_qsl
 import pytest
 
 from litestar_listing.core.cursor import CURSOR_PARAMETER
+from litestar_listing.core.parsing import forced_filter
+from litestar_listing.core.query import Window
 from tests.conformance.cases import CASES, Case
 from tests.conformance.targets import Target
-from tests.conformance.test_conformance import target
+from tests.conformance.test_conformance import target, with_policies
 
 __all__ = ("target",)
 
@@ -24,6 +26,7 @@ WALKED = [
     for case in CASES
     if not case.errors
     and not case.forced
+    and not case.policies
     and case.ids is not None
     and case.total is not None
     and len(case.ids) == case.total >= 3
@@ -72,3 +75,42 @@ async def test_cursor_walk_matches_the_hand_counted_order(target: Target, case: 
             params = [*base, (CURSOR_PARAMETER, cursor)]
             assert pages <= len(case.ids)
         assert seen == list(case.ids), f"pages of {size}"
+
+
+POLICED = [
+    case
+    for case in CASES
+    if case.policies and case.ids is not None and case.total is not None and len(case.ids) == case.total >= 3
+]
+
+
+def test_policed_walks_cover_relation_order() -> None:
+    assert any("order_by=owner__name" in case.query for case in POLICED)
+    assert any("order_by=-owner__name" in case.query for case in POLICED)
+
+
+@pytest.mark.parametrize("case", POLICED, ids=lambda case: case.id)
+async def test_cursor_walk_under_row_policies(target: Target, case: Case) -> None:
+    """Keyset pages under row policies: each continues after the previous page's ``last_key``."""
+    missing = (case.needs | {"keyset"}) - target.capabilities
+    if missing:
+        pytest.skip(f"{target.id} lacks {sorted(missing)}")
+    assert case.ids is not None
+    assert case.total is not None
+    resource = target.resources[case.resource]
+    base = [
+        (key, value) for key, value in parse_qsl(case.query, keep_blank_values=True) if key not in {"count", "page"}
+    ]
+    forced = [forced_filter(resource.field_map, name, value) for name, value in case.forced]
+    query = with_policies(resource.parser.parse(base, forced), resource.field_map.graph, case)
+    query = dataclasses.replace(query, window=Window(1, 3))
+    seen: list[int] = []
+    while True:
+        async with target.context() as context:
+            page = await resource.backend.fetch(query, dataclasses.replace(context, keyset=True))
+        seen.extend(item["id"] for item in page.items)
+        if len(page.items) < 3 or page.last_key is None:
+            break
+        query = dataclasses.replace(query, after=page.last_key)
+        assert len(seen) <= case.total
+    assert seen == list(case.ids)

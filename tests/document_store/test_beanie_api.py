@@ -376,9 +376,9 @@ async def test_links_are_read_for_the_page_only(
     asked: list[tuple[str, str, list[object]]] = []
     find = loading._find
 
-    async def recording(collection: Any, key: str, ids: Sequence[object], session: Any) -> list[Any]:
+    async def recording(collection: Any, key: str, ids: Sequence[object], session: Any, **options: Any) -> list[Any]:
         asked.append((collection.name, key, list(ids)))
-        return await find(collection, key, ids, session)
+        return await find(collection, key, ids, session, **options)
 
     monkeypatch.setattr(loading, "_find", recording)
     params: dict[str, str | int] = {"order_by": "id", "count": 2, "page": 2}

@@ -34,6 +34,7 @@ CHANGED: dict[str, Any] = {
     "raw_filters": True,
     "keyset": True,
     "total_modes": frozenset({"exact", "estimated"}),
+    "row_policies": True,
 }
 
 

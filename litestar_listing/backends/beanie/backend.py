@@ -12,17 +12,20 @@ from pymongo.errors import ConnectionFailure, ExecutionTimeout
 
 from litestar_listing.backends.base import Capabilities, ListContext, Page
 from litestar_listing.backends.beanie.compiler import PipelineCompiler
-from litestar_listing.backends.beanie.introspection import Documents, field_info
+from litestar_listing.backends.beanie.introspection import DocumentInfo, Documents, field_info
 from litestar_listing.backends.beanie.loading import decode, load
 from litestar_listing.core.errors import ConfigurationError, UnavailableError
-from litestar_listing.core.query import FilterSyntax, ListQuery, load_tree
+from litestar_listing.core.query import FilterSyntax, ListQuery, Policy, load_tree
 from litestar_listing.core.schema import FieldInfo, ModelGraph
 
 if TYPE_CHECKING:
     from beanie import Document
     from pymongo.asynchronous.collection import AsyncCollection
 
-__all__ = ("BeanieBackend",)
+__all__ = ("BeanieBackend", "policy_filter")
+
+_KEEPING_STAGES = frozenset({"$lookup", "$graphLookup", "$addFields", "$set", "$project", "$unset", "$sort"})
+"""Pipeline stages that never leave a document out; any other stage of a base pipeline may."""
 
 
 async def _aggregate(
@@ -73,6 +76,7 @@ class BeanieBackend:
         operators=frozenset({"eq", "in"}),
         filter_syntax=FilterSyntax.DOCUMENT,
         raw_filters=True,
+        row_policies=True,
     )
     visitor = PipelineCompiler
     """The class whose ``op_<name>`` methods compile the declared operators (``check_contract``)."""
@@ -92,6 +96,15 @@ class BeanieBackend:
         self._documents: Documents | None = None
         self._compiler: PipelineCompiler | None = None
         self._computed_fields: dict[str, FieldInfo] | None = None
+
+    @property
+    def narrows_rows(self) -> bool:
+        """Whether a base list query may leave rows of the model out (e.g. soft-deleted ones, spec §4.4.11).
+
+        The plugin's start-up check treats such a model as scoped: a relation path reaching it
+        from another resource needs a row policy (DESIGN.md, "Row policies").
+        """
+        return any(next(iter(stage), "") not in _KEEPING_STAGES for stage in self._pipeline)
 
     def documents(self) -> Documents:
         """The listed document class and every class its links reach (built once)."""
@@ -151,9 +164,30 @@ class BeanieBackend:
         computed = self.computed_fields()
         items = [decode(root, document, computed) for document in documents]
         if context.load:
+            policies = {policy.entity: policy for policy in query.policies}
+            compiler = self._compiler
+
+            def allowed(info: DocumentInfo) -> dict[str, Any] | None:
+                return compiler.policy_match(info, policies.get(info.entity.name))
+
             try:
-                await load(self.documents(), root, items, documents, load_tree(context.load), context.session)
+                await load(self.documents(), root, items, documents, load_tree(context.load), context.session, allowed)
             except ConnectionFailure as error:
                 msg = f"MongoDB is unreachable ({type(error).__name__})"
                 raise UnavailableError(msg) from error
         return Page(items=items, total=total)
+
+
+def policy_filter(document: type[Document], policy: Policy | None) -> dict[str, Any] | None:
+    """The query ``policy`` puts on documents of ``document``, for pipelines of one's own (DESIGN.md, "Row policies").
+
+    For enrichment that reads a collection with a policy, e.g. ``{"$match": policy_filter(Flight,
+    policies.get("Flight"))}`` with ``policies`` from ``request_policies(context)``.
+
+    Returns:
+        The query (the same rule as the listed documents'), or None when ``policy`` restricts nothing.
+    """
+    if policy is None:
+        return None
+    documents = Documents(document)
+    return PipelineCompiler(documents).policy_match(documents.info(document), policy)

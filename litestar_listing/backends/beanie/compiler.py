@@ -20,7 +20,7 @@ from bson import Binary, Decimal128
 
 from litestar_listing.backends.base import dispatch, where
 from litestar_listing.backends.beanie.introspection import DocumentInfo, Documents
-from litestar_listing.core.query import FieldPath, Filter, ListQuery, OrderTerm, RawFilter, Search
+from litestar_listing.core.query import FieldPath, Filter, ListQuery, OrderTerm, Policy, RawFilter, Search
 from litestar_listing.core.text import caseless_regex
 
 __all__ = ("PREFIX", "CompiledList", "PipelineCompiler", "encode")
@@ -112,22 +112,31 @@ class PipelineCompiler:
         self.computed = dict(computed or {})
 
     def compile(self, query: ListQuery) -> CompiledList:
-        """Both pipelines of ``query``; the page pipeline is empty-safe past the last page."""
+        """Both pipelines of ``query``; the page pipeline is empty-safe past the last page.
+
+        Row policies (``ListQuery.policies``): the listed class's is matched with the forced
+        filters; every ``$lookup`` keeps only the linked documents inside their class's policy,
+        so a linked document outside it reads as a missing one (DESIGN.md, "Row policies").
+        """
+        policies = {policy.entity: policy for policy in query.policies}
         stages = list(self.pipeline)
         done: list[Sequence[str]] = []
         lookups: list[Sequence[str]] = []
         condition = self._condition(query, lookups)
+        own = self.policy_match(self.root, policies.get(self.root.entity.name))
+        if own is not None:
+            condition = own if condition is None else _all_of([own, condition])
         if condition is not None:
             # Own keys only (always, for client filters): the match runs before any lookup.
-            stages += self._lookups(lookups, done)
+            stages += self._lookups(lookups, done, policies)
             stages.append({"$match": condition})
         if query.search is not None:
             lookups = []
             search = self.search(query.search, lookups)
-            stages += self._lookups(lookups, done)
+            stages += self._lookups(lookups, done, policies)
             stages.append({"$match": search})
         count = [*stages, {"$count": "total"}]
-        page = stages + self._order(query.order, done)
+        page = stages + self._order(query.order, done, policies)
         window = query.window
         if window.offset:
             page.append({"$skip": window.offset})
@@ -154,7 +163,9 @@ class PipelineCompiler:
                 lookups.append(prefix)
         return f"{_alias(path.relations)}.{stored}"
 
-    def _lookups(self, needed: Sequence[Sequence[str]], done: list[Sequence[str]]) -> list[Stage]:
+    def _lookups(
+        self, needed: Sequence[Sequence[str]], done: list[Sequence[str]], policies: Mapping[str, Policy]
+    ) -> list[Stage]:
         stages: list[Stage] = []
         for relations in sorted(needed, key=len):
             if relations in done:
@@ -175,7 +186,49 @@ class PipelineCompiler:
                 "as": _alias(relations),
             }
             stages.append({"$lookup": lookup})
+            allowed = self.policy_expression(target, policies.get(target.entity.name))
+            if allowed is not None:
+                alias = _alias(relations)
+                stages.append({"$addFields": {alias: {"$filter": {"input": f"${alias}", "cond": allowed}}}})
         return stages
+
+    # ------------------------------------------------------------------ row policies
+    def policy_match(self, info: DocumentInfo, policy: Policy | None) -> Stage | None:
+        """``policy`` on documents of ``info`` as a query (``$match``, ``find``), or None for none."""
+        if policy is None:
+            return None
+        if not policy.visible:
+            return _NOTHING
+        parts: list[Stage] = []
+        for item in policy.filters:
+            key = info.keys[item.path.field]
+            if item.operator.name == "isnull":
+                parts.append({key: None} if item.value else {key: {"$ne": None}})
+            elif item.operator.name == "in":
+                parts.append(self.op_in(key, item.value))  # type: ignore[arg-type]
+            else:
+                parts.append(self.op_eq(key, item.value))
+        return _all_of(parts) if parts else None
+
+    def policy_expression(self, info: DocumentInfo, policy: Policy | None) -> Any:
+        """``policy`` on ``$$this``, a document of ``info``, as an aggregation expression (for ``$filter``)."""
+        if policy is None:
+            return None
+        if not policy.visible:
+            return False
+        parts: list[Any] = []
+        for item in policy.filters:
+            value = f"$$this.{info.keys[item.path.field]}"
+            present = {"$ifNull": [value, None]}
+            if item.operator.name == "isnull":
+                parts.append({"$eq" if item.value else "$ne": [present, None]})
+            elif item.operator.name == "in":
+                encoded = [one for one in map(encode, item.value) if one is not _UNREPRESENTABLE]  # type: ignore[call-overload]
+                parts.append({"$in": [present, encoded]})
+            else:
+                encoded_value = encode(item.value)
+                parts.append(False if encoded_value is _UNREPRESENTABLE else {"$eq": [present, encoded_value]})
+        return {"$and": parts} if parts else None
 
     # ------------------------------------------------------------------ filters and search
     def _condition(self, query: ListQuery, lookups: list[Sequence[str]]) -> Stage | None:
@@ -206,7 +259,9 @@ class PipelineCompiler:
         return {"$or": [{self.key(path, lookups): {"$regex": pattern}} for path in search.paths]}
 
     # ------------------------------------------------------------------ order and projection
-    def _order(self, order: Sequence[OrderTerm], done: list[Sequence[str]]) -> list[Stage]:
+    def _order(
+        self, order: Sequence[OrderTerm], done: list[Sequence[str]], policies: Mapping[str, Policy]
+    ) -> list[Stage]:
         lookups: list[Sequence[str]] = []
         values: dict[str, Any] = {}
         flags: dict[str, Any] = {}
@@ -233,7 +288,7 @@ class PipelineCompiler:
                 flags[flag] = {"$cond": [{"$eq": [{"$ifNull": [f"${key}", None]}, None]}, 1, 0]}
                 sort[flag] = 1
             sort[key] = direction
-        stages = self._lookups(lookups, done=done)
+        stages = self._lookups(lookups, done, policies)
         added.update(values)
         if added:
             stages.append({"$addFields": added})

@@ -9,7 +9,7 @@ from __future__ import annotations
 import datetime as dt
 import decimal
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from bson import Binary, DBRef, Decimal128
@@ -78,10 +78,15 @@ def decode(info: DocumentInfo, document: Raw, computed: Mapping[str, FieldInfo] 
     return item
 
 
-async def _find(collection: AsyncCollection[Any], key: str, ids: Sequence[object], session: Any) -> list[Raw]:
+async def _find(
+    collection: AsyncCollection[Any], key: str, ids: Sequence[object], session: Any, *, allowed: Raw | None = None
+) -> list[Raw]:
     found: list[Raw] = []
     for start in range(0, len(ids), CHUNK):
-        cursor = collection.find({key: {"$in": list(ids[start : start + CHUNK])}}, session=session).sort("_id", 1)
+        match: Raw = {key: {"$in": list(ids[start : start + CHUNK])}}
+        if allowed is not None:  # the linked class's row policy: outside it, a document is missing
+            match = {"$and": [match, allowed]}
+        cursor = collection.find(match, session=session).sort("_id", 1)
         found.extend(await cursor.to_list(None))
     return found
 
@@ -93,6 +98,7 @@ async def load(
     raws: Sequence[Raw],
     tree: Mapping[str, Any],
     session: Any = None,
+    allowed: Callable[[DocumentInfo], Raw | None] | None = None,
 ) -> None:
     """Attach the relations of ``tree`` (``{"owner": {"role": {}}}``) to ``items``, in place.
 
@@ -106,14 +112,18 @@ async def load(
         raws: The stored documents the items were decoded from.
         tree: The relations to load, nested.
         session: A pymongo ``AsyncClientSession``, or None.
+        allowed: The row policy of a linked class as a query, or None for none (``ListQuery.policies``).
     """
     for name, subtree in tree.items():
         reference = info.references[name]
         target = documents.info(reference.target)
         collection = reference.target.get_pymongo_collection()
+        condition = None if allowed is None else allowed(target)
         if reference.kind == "back":
             back_key = target.references[reference.back_field].key
-            children = await _find(collection, f"{back_key}.$id", [raw["_id"] for raw in raws], session)
+            children = await _find(
+                collection, f"{back_key}.$id", [raw["_id"] for raw in raws], session, allowed=condition
+            )
             by_parent: dict[object, list[int]] = {}
             for position, child in enumerate(children):
                 by_parent.setdefault(reference_id(child.get(back_key)), []).append(position)
@@ -125,12 +135,12 @@ async def load(
                 for value in stored
             ]
             wanted = list(dict.fromkeys(key for keys in linked for key in keys if key is not None))
-            children = await _find(collection, "_id", wanted, session)
+            children = await _find(collection, "_id", wanted, session, allowed=condition)
             position_of = {child["_id"]: position for position, child in enumerate(children)}
             per_item = [sorted({position_of[key] for key in keys if key in position_of}) for keys in linked]
         child_items = [decode(target, child) for child in children]
         if subtree:
-            await load(documents, target, child_items, children, subtree, session)
+            await load(documents, target, child_items, children, subtree, session, allowed)
         for item, positions in zip(items, per_item, strict=True):
             if reference.kind == "link":
                 item[name] = child_items[positions[0]] if positions else None

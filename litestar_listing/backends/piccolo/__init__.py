@@ -9,7 +9,12 @@ except ImportError as error:  # pragma: no cover - run in a subprocess by tests/
 
     raise MissingExtraError(error.name or "piccolo", extra="piccolo") from error
 
-from litestar_listing.backends.piccolo.backend import FoldingConnection, PiccoloBackend, prepare_engine
+from litestar_listing.backends.piccolo.backend import (
+    FoldingConnection,
+    PiccoloBackend,
+    policy_condition,
+    prepare_engine,
+)
 from litestar_listing.backends.piccolo.introspection import Tables
 
-__all__ = ("FoldingConnection", "PiccoloBackend", "Tables", "prepare_engine")
+__all__ = ("FoldingConnection", "PiccoloBackend", "Tables", "policy_condition", "prepare_engine")

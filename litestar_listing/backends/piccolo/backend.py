@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import sqlite3
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -14,18 +15,18 @@ from litestar_listing.backends._sqlite import DEFAULT_STATEMENT_TIMEOUT, FOLD_FU
 from litestar_listing.backends.base import TOTAL_MODES, Capabilities, ListContext, Page, driver_unavailable
 from litestar_listing.backends.piccolo.compiler import Dialect, QueryCompiler, render_condition
 from litestar_listing.backends.piccolo.introspection import Tables, field_info
-from litestar_listing.backends.piccolo.loading import Node, Selection, load_many, plan
+from litestar_listing.backends.piccolo.loading import Guard, Node, Selection, load_many, plan
 from litestar_listing.backends.relational.compiler import KEY_LABEL
 from litestar_listing.backends.relational.totals import planner_rows, total_of
 from litestar_listing.core.errors import ConfigurationError
-from litestar_listing.core.query import ListQuery, load_tree
+from litestar_listing.core.query import ListQuery, Policy, load_tree
 from litestar_listing.core.schema import FieldInfo, ModelGraph
 
 if TYPE_CHECKING:
     from piccolo.columns import ForeignKey
     from piccolo.table import Table
 
-__all__ = ("FoldingConnection", "PiccoloBackend", "prepare_engine")
+__all__ = ("FoldingConnection", "PiccoloBackend", "policy_condition", "prepare_engine")
 
 _DIALECTS: Mapping[str, Dialect] = {"sqlite": "sqlite", "postgres": "postgres"}
 
@@ -97,7 +98,7 @@ class PiccoloBackend:
     eager-loaded relations; to-many relations list their rows in primary-key order.
     """
 
-    capabilities = Capabilities(keyset=True, total_modes=frozenset(TOTAL_MODES))
+    capabilities = Capabilities(keyset=True, total_modes=frozenset(TOTAL_MODES), row_policies=True)
     visitor = QueryCompiler
     """The class whose ``op_<name>`` methods compile the declared operators (``check_contract``)."""
 
@@ -123,6 +124,15 @@ class PiccoloBackend:
             self._computed_fields[name] = field_info(name, column, computed=True)
         self._compilers: dict[str, QueryCompiler] = {}
         self._selections: dict[tuple[str, ...], _PageSelection] = {}
+
+    @property
+    def narrows_rows(self) -> bool:
+        """Whether a base list query may leave rows of the model out (e.g. soft-deleted ones, spec §4.4.11).
+
+        The plugin's start-up check treats such a model as scoped: a relation path reaching it
+        from another resource needs a row policy (DESIGN.md, "Row policies").
+        """
+        return self._where is not None
 
     def model_graph(self) -> ModelGraph:
         """The table and its relations, introspected once."""
@@ -174,18 +184,23 @@ class PiccoloBackend:
             self._compilers[engine.engine_type] = compiler
         return compiler
 
-    def _page_selection(self, load: tuple[str, ...]) -> _PageSelection:
+    def _page_selection(self, load: tuple[str, ...], guard: Guard | None = None) -> _PageSelection:
         """What the page statement selects for ``load``: built once per distinct ``load``, then reused.
+
+        With a ``guard`` (row policies, which differ per request), built for the call and not kept.
 
         Raises:
             ConfigurationError: ``load`` names no relation.
         """
-        cached = self._selections.get(load)
+        cached = None if guard is not None else self._selections.get(load)
         if cached is None:
             selection = Selection()
-            node = plan(self._tables, self.table, self.table, load_tree(load), selection, optional=False)
+            tree = load_tree(load)
+            node = plan(self._tables, self.table, self.table, tree, selection, optional=False, guard=guard)
             extras = [(name, selection.add(expression)) for name, expression in self._computed.items()]
-            cached = self._selections[load] = (node, selection.columns, extras)
+            cached = (node, selection.columns, extras)
+            if guard is None:
+                self._selections[load] = cached
         return cached
 
     async def fetch(self, query: ListQuery, context: ListContext) -> Page:
@@ -264,7 +279,8 @@ class PiccoloBackend:
             rows = await connection.fetch(sql, *arguments, timeout=context.remaining())
             return engine.transform_response_to_dicts(rows)
 
-        node, columns, extras = self._page_selection(context.load)
+        guard = compiler.load_guard(query) if context.load and query.policies else None
+        node, columns, extras = self._page_selection(context.load, guard)
         page_statement, total_statement = compiler.compile(query, columns, keys=context.keyset)
         rows = await run(page_statement)
 
@@ -288,7 +304,7 @@ class PiccoloBackend:
             assert item is not None  # noqa: S101 - the listed entity is never optional
             item.update((name, row[alias]) for name, alias in extras)
             pairs.append((row, item))
-        await load_many(self._tables, run, node, pairs)
+        await load_many(self._tables, run, node, pairs, guard)
         last_key = None
         if context.keyset and rows:
             last_key = tuple(rows[-1][f"{KEY_LABEL}{index}"] for index in range(len(query.order)))
@@ -298,3 +314,38 @@ class PiccoloBackend:
             total_mode="estimated" if estimated else "exact",
             last_key=last_key,
         )
+
+
+@functools.lru_cache(maxsize=64)
+def _table_compiler(table: type[Table], dialect: Dialect) -> QueryCompiler:
+    return QueryCompiler(Tables(table), {}, None, dialect)
+
+
+def policy_condition(table: type[Table], policy: Policy | None, engine_type: str = "postgres") -> QueryString | None:
+    """The condition ``policy`` puts on rows of ``table``, for statements of one's own (DESIGN.md, "Row policies").
+
+    For enrichment and computed values that count rows of a table with a policy; the columns are
+    those of ``table`` itself (``FROM <table>`` without an alias). ``policies`` come from
+    ``RowPolicies.for_request`` (``EnrichContext.resource.row_policies``).
+
+    Args:
+        table: The table the statement reads.
+        policy: Its policy for the request, or None for none.
+        engine_type: The engine's ``engine_type`` (``"sqlite"`` or ``"postgres"``).
+
+    Returns:
+        The condition (compiled by the shared compiler, as for listed rows), or None when ``policy``
+        restricts nothing.
+
+    Raises:
+        ConfigurationError: ``engine_type`` is neither SQLite nor PostgreSQL.
+    """
+    if policy is None:
+        return None
+    dialect = _DIALECTS.get(engine_type)
+    if dialect is None:
+        msg = f"PiccoloBackend runs on SQLite and PostgreSQL, not {engine_type!r}"
+        raise ConfigurationError(msg)
+    compiler = _table_compiler(table, dialect)
+    condition: QueryString | None = compiler.policy_condition((table, table), policy.entity, {policy.entity: policy})
+    return condition

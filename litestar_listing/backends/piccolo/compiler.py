@@ -14,7 +14,7 @@ engine, not the process-wide one of ``piccolo_conf``, decides where they run.
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal
 
 from piccolo.columns import Column, ForeignKey
@@ -157,6 +157,7 @@ class QueryCompiler(RelationalCompiler[Any, QueryString]):
     ) -> None:
         self.tables = tables
         self.table = tables.root
+        self.graph = tables.model_graph()
         self.computed = computed
         self.base_where = where
         self.dialect: Dialect = dialect
@@ -165,6 +166,16 @@ class QueryCompiler(RelationalCompiler[Any, QueryString]):
     def rows_statement(self, query: ListQuery) -> QueryString:
         """``SELECT 1`` over the rows the total counts, for the planner's estimate of their number."""
         return select_statement(self.table, [QueryString("1")], where=self.where(None, query))
+
+    def load_guard(self, query: ListQuery) -> Callable[[type[Table], Anchor], QueryString | None]:
+        """The row policies of ``query`` for eager loading: a table's condition on its row at an anchor."""
+        policies = self.policies(query)
+
+        def guard(table: type[Table], anchor: Anchor) -> QueryString | None:
+            condition: QueryString | None = self.policy_condition((table, anchor), table.__name__, policies)
+            return condition
+
+        return guard
 
     def scope(self) -> None:
         """None: Piccolo derives each statement's joins from the columns it uses (``select_statement``)."""
@@ -260,6 +271,9 @@ class QueryCompiler(RelationalCompiler[Any, QueryString]):
     def among(self, column: Any, values: Sequence[Any], *, negate: bool) -> QueryString:  # noqa: D102
         marks = ", ".join("{}" for _ in values)
         return QueryString(f"{{}} {'NOT IN' if negate else 'IN'} ({marks})", column, *values)
+
+    def guarded(self, value: Any, condition: QueryString) -> QueryString:  # noqa: D102
+        return QueryString("(CASE WHEN {} THEN {} END)", condition, value)
 
     def is_null(self, value: Any, *, null: bool) -> QueryString:  # noqa: D102
         return QueryString("{} IS NULL" if null else "{} IS NOT NULL", value)

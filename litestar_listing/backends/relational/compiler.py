@@ -11,13 +11,17 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Generic, Protocol, TypeVar
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from litestar_listing.backends.base import dispatch, field_filter, where
-from litestar_listing.core.query import FieldPath, Filter, ListQuery, OrderTerm, Search
+from litestar_listing.core.query import FieldPath, Filter, ListQuery, OrderTerm, Policy, Search
 from litestar_listing.core.text import LikePattern, contains_pattern
 
-__all__ = ("DEFERRED_OFFSET", "KEY_LABEL", "Continue", "RelationalCompiler")
+if TYPE_CHECKING:
+    from litestar_listing.core.schema import ModelGraph
+
+__all__ = ("DEFERRED_OFFSET", "KEY_LABEL", "Continue", "Policies", "RelationalCompiler")
 
 DEFERRED_OFFSET = 1000
 """From this many skipped rows on, a page is fetched by a deferred join (keys first, then rows)."""
@@ -38,6 +42,11 @@ class Continue(Protocol):
     def __call__(self, scope: Any, place: Any, *, semi: bool) -> Any: ...  # noqa: D102
 
 
+Policies = Mapping[str, Policy]
+"""The row policies of one query by model name (``ListQuery.policies``)."""
+
+_NO_POLICIES: Policies = MappingProxyType({})
+
 _COMPARISONS: Mapping[str, str] = {"eq": "=", "ne": "<>", "gt": ">", "gte": ">=", "lt": "<", "lte": "<="}
 
 
@@ -48,14 +57,23 @@ class RelationalCompiler(ABC, Generic[Expression, Statement]):
     subquery) and a *place* (where the walk stands: the scope's root, or a joined relation); both
     are opaque here, made and read by the dialect.
 
+    Row policies (``ListQuery.policies``, DESIGN.md "Row policies") are applied here, for every
+    dialect alike: the listed model's is ANDed into the WHERE clause; a to-one step's related row
+    outside its model's policy reads as NULL (its columns are guarded, ``guarded``), exactly like a
+    missing row; a semi-join (to-many, or to-one where the dialect has one) only sees rows inside
+    the policy of the model it reaches.
+
     Attributes:
         computed: Computed aliases mapped to expressions, for ordering (spec §4.3.2).
         base_where: A condition of the base list query ANDed first, e.g. excluding soft-deleted
             rows (spec §4.4.11), or None when the dialect's base statement carries it.
+        graph: The listed model and every model reachable from it: the model a path reaches,
+            whose policy applies there.
     """
 
     computed: Mapping[str, Expression]
     base_where: Expression | None = None
+    graph: ModelGraph
 
     # -- statements ---------------------------------------------------------------------------
     def compile(
@@ -73,7 +91,8 @@ class RelationalCompiler(ABC, Generic[Expression, Statement]):
         condition = self.where(scope, query)
         # The total joins only what the WHERE clause needs: order joins never change a count.
         total = self.total_statement(scope, condition)
-        values = [self.order_value(scope, term.path) for term in query.order]
+        policies = self.policies(query)
+        values = [self.order_value(scope, term.path, policies) for term in query.order]
         order = [self.order_term(term, value) for term, value in zip(query.order, values, strict=True)]
         labelled = [(f"{KEY_LABEL}{index}", value) for index, value in enumerate(values)] if keys else []
         window = query.window
@@ -91,20 +110,58 @@ class RelationalCompiler(ABC, Generic[Expression, Statement]):
         return page, total
 
     def where(self, scope: Any, query: ListQuery) -> Expression | None:
-        """The WHERE clause: base AND forced filters AND (client filters, combined) AND search."""
+        """The WHERE clause: base, the listed model's policy, forced filters, (client filters, combined), search.
+
+        All ANDed (spec §4.4.10: forced filters and the policy outside the client's filters).
+        """
+        policies = self.policies(query)
         condition = where(
             query,
-            lambda item: self.filter(scope, field_filter(item)),
-            lambda search: self.search(scope, search),
+            lambda item: self.filter(scope, field_filter(item), policies),
+            lambda search: self.search(scope, search, policies),
             self.all_of,
             self.any_of,
         )
-        if self.base_where is None:
+        parts = [] if self.base_where is None else [self.base_where]
+        own = self.policy_condition(self.start(scope), self.graph.root, policies)
+        if own is not None:
+            parts.append(own)
+        if not parts:
             return condition
-        return self.all_of([self.base_where, *([] if condition is None else [condition])])
+        return self.all_of([*parts, *([] if condition is None else [condition])])
+
+    @staticmethod
+    def policies(query: ListQuery) -> Policies:
+        """``query``'s row policies by model name."""
+        if not query.policies:
+            return _NO_POLICIES
+        return {policy.entity: policy for policy in query.policies}
+
+    def policy_condition(self, place: Any, entity: str, policies: Policies) -> Expression | None:
+        """The condition the policy of model ``entity`` puts on its row at ``place``, or None for none.
+
+        A policy that lets no row through is a constant false; its filters are over the model's own
+        fields and follow the operators' NULL rules like any filter.
+        """
+        policy = policies.get(entity)
+        if policy is None:
+            return None
+        if not policy.visible:
+            return self.constant(value=False)
+        if not policy.filters:
+            return None
+        return self.all_of([self._leaf(item)(self.field(place, item.path.field)) for item in policy.filters])
 
     # -- paths --------------------------------------------------------------------------------
-    def predicate(self, scope: Any, path: FieldPath, leaf: Callable[[Any], Expression], *, semi: bool) -> Expression:
+    def predicate(
+        self,
+        scope: Any,
+        path: FieldPath,
+        leaf: Callable[[Any], Expression],
+        *,
+        semi: bool,
+        policies: Policies = _NO_POLICIES,
+    ) -> Expression:
         """``leaf`` applied to the column at ``path``, through joins and semi-joins.
 
         To-many steps become semi-joins (no listed row repeats, totals stay exact). With ``semi`` (a
@@ -112,39 +169,67 @@ class RelationalCompiler(ABC, Generic[Expression, Statement]):
         can: the same rows (no related row, no match), the condition evaluated once per related row
         rather than once per listed row, and a count without joins (DESIGN.md, "Relation paths").
         On a to-one path with an identity ``leaf`` this is the (joined) column itself.
+
+        ``policies`` apply to every model the path reaches: a joined related row outside its policy
+        reads as NULL, and a semi-join only sees the rows inside the policy of its model.
         """
-        return self._walk(scope, self.start(scope), path, leaf, semi=semi)
+        return self._walk(scope, self.start(scope), self.graph.root, path, leaf, semi=semi, policies=policies)
 
     def _walk(
-        self, scope: Any, place: Any, path: FieldPath, leaf: Callable[[Any], Expression], *, semi: bool
+        self,
+        scope: Any,
+        place: Any,
+        entity: str,
+        path: FieldPath,
+        leaf: Callable[[Any], Expression],
+        *,
+        semi: bool,
+        policies: Policies,
     ) -> Expression:
+        # The policies of the to-one rows joined so far: outside any of them, the path reads NULL.
+        guards: list[Expression] = []
         for index, step in enumerate(path.relations):
             relation = self.relation(place, step)
-            inner = self._continue(FieldPath(path.segments[index + 1 :]), leaf)
+            target = self.graph.entities[entity].relations[step].target
+            inner = self._continue(FieldPath(path.segments[index + 1 :]), leaf, target, policies)
+            reached: Expression | None = None
             if self.is_to_many(relation):
-                return self.semi_join_many(place, relation, inner, semi=semi)
-            if semi:
-                joined = self.semi_join_one(place, relation, inner)
-                if joined is not None:
-                    return joined
+                reached = self.semi_join_many(place, relation, inner, semi=semi)
+            elif semi:
+                reached = self.semi_join_one(place, relation, inner)
+            if reached is not None:
+                # A semi-join from a joined row outside its policy finds nothing, as from a missing one.
+                return self.all_of([*guards, reached]) if guards else reached
             place = self.join(scope, place, path.relations[: index + 1], relation)
-        return leaf(self.field(place, path.field))
+            entity = target
+            guard = self.policy_condition(place, entity, policies)
+            if guard is not None:
+                guards.append(guard)
+        value = self.field(place, path.field)
+        return leaf(self.guarded(value, self.all_of(guards)) if guards else value)
 
-    def _continue(self, rest: FieldPath, leaf: Callable[[Any], Expression]) -> Continue:
+    def _continue(
+        self, rest: FieldPath, leaf: Callable[[Any], Expression], entity: str, policies: Policies
+    ) -> Continue:
         def inner(scope: Any, place: Any, *, semi: bool) -> Expression:
-            return self._walk(scope, place, rest, leaf, semi=semi)
+            condition = self._walk(scope, place, entity, rest, leaf, semi=semi, policies=policies)
+            # The semi-join's rows: only those inside the policy of the model it reaches.
+            guard = self.policy_condition(place, entity, policies)
+            return condition if guard is None else self.all_of([guard, condition])
 
         return inner
 
-    def order_value(self, scope: Any, path: FieldPath) -> Expression:
-        """The value an ordering term sorts by: a computed alias's expression or a (joined) column."""
+    def order_value(self, scope: Any, path: FieldPath, policies: Policies = _NO_POLICIES) -> Expression:
+        """The value an ordering term sorts by: a computed alias's expression or a (joined) column.
+
+        A related row outside its policy sorts as NULL, like a missing one.
+        """
         if len(path.segments) == 1 and path.field in self.computed:
             return self.computed[path.field]
-        return self.predicate(scope, path, lambda column: column, semi=False)
+        return self.predicate(scope, path, lambda column: column, semi=False, policies=policies)
 
     # -- nodes --------------------------------------------------------------------------------
-    def filter(self, scope: Any, item: Filter) -> Expression:
-        """One filter: the operator's ``op_<name>``, OR the value IS NULL when the operator matches NULL."""
+    def _leaf(self, item: Filter) -> Callable[[Any], Expression]:
         build = dispatch(self, "op", item.operator.name, key=item.key or item.path.name)
 
         def leaf(column: Any) -> Expression:
@@ -153,15 +238,19 @@ class RelationalCompiler(ABC, Generic[Expression, Statement]):
                 return self.any_of([condition, self.is_null(column, null=True)])
             return condition
 
-        # A filter that NULL satisfies must see the NULL of a missing related row: it keeps the join.
-        return self.predicate(scope, item.path, leaf, semi=not item.matches_null)
+        return leaf
 
-    def search(self, scope: Any, search: Search) -> Expression:
+    def filter(self, scope: Any, item: Filter, policies: Policies = _NO_POLICIES) -> Expression:
+        """One filter: the operator's ``op_<name>``, OR the value IS NULL when the operator matches NULL."""
+        # A filter that NULL satisfies must see the NULL of a missing related row: it keeps the join.
+        return self.predicate(scope, item.path, self._leaf(item), semi=not item.matches_null, policies=policies)
+
+    def search(self, scope: Any, search: Search, policies: Policies = _NO_POLICIES) -> Expression:
         """Case-insensitive substring search over every searchable path, combined with OR (spec §4.2)."""
         pattern = contains_pattern(search.text)
         return self.any_of(
             [
-                self.predicate(scope, path, lambda column: self.ilike(column, pattern), semi=True)
+                self.predicate(scope, path, lambda column: self.ilike(column, pattern), semi=True, policies=policies)
                 for path in search.paths
             ]
         )
@@ -365,6 +454,10 @@ class RelationalCompiler(ABC, Generic[Expression, Statement]):
     @abstractmethod
     def among(self, column: Any, values: Sequence[Any], *, negate: bool) -> Expression:
         """``column IN (values)``, or ``NOT IN`` with ``negate``; ``values`` is never empty."""
+
+    @abstractmethod
+    def guarded(self, value: Any, condition: Expression) -> Any:
+        """``CASE WHEN condition THEN value END``: ``value`` where ``condition`` holds, else NULL."""
 
     @abstractmethod
     def is_null(self, value: Any, *, null: bool) -> Expression:

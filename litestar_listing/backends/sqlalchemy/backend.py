@@ -28,14 +28,14 @@ from litestar_listing.backends.relational.totals import planner_rows, total_of
 from litestar_listing.backends.sqlalchemy.compiler import StatementCompiler
 from litestar_listing.backends.sqlalchemy.introspection import field_info, model_graph, public_columns
 from litestar_listing.core.errors import ConfigurationError, UnavailableError
-from litestar_listing.core.query import LOOKUP_SEP, ListQuery, load_tree
+from litestar_listing.core.query import LOOKUP_SEP, ListQuery, Policy, load_tree
 from litestar_listing.core.schema import FieldInfo, ModelGraph
 
 if TYPE_CHECKING:
     from advanced_alchemy.extensions.litestar import SQLAlchemyAsyncConfig
     from sqlalchemy.orm.strategy_options import _AbstractLoad
 
-__all__ = ("SQLAlchemyBackend", "prepare_engine")
+__all__ = ("SQLAlchemyBackend", "policy_condition", "prepare_engine")
 
 
 class _SQLitePreparer:
@@ -112,7 +112,7 @@ class SQLAlchemyBackend:
             non-private column, the computed values, and the eager-loaded relations.
     """
 
-    capabilities = Capabilities(keyset=True, total_modes=frozenset(TOTAL_MODES))
+    capabilities = Capabilities(keyset=True, total_modes=frozenset(TOTAL_MODES), row_policies=True)
     visitor = StatementCompiler
     """The class whose ``op_<name>`` methods compile the declared operators (``check_contract``)."""
 
@@ -137,6 +137,7 @@ class SQLAlchemyBackend:
             base = statement
         self._base = base
         self._custom_base = statement is not None or bool(computed)
+        self._narrows = statement is not None
         self._computed = computed
         self._graph = model_graph(model)
         self._computed_fields = {
@@ -144,6 +145,15 @@ class SQLAlchemyBackend:
         }
         self._to_item = to_item
         self._compilers: dict[str, StatementCompiler] = {}
+
+    @property
+    def narrows_rows(self) -> bool:
+        """Whether a base list query may leave rows of the model out (e.g. soft-deleted ones, spec §4.4.11).
+
+        The plugin's start-up check treats such a model as scoped: a relation path reaching it
+        from another resource needs a row policy (DESIGN.md, "Row policies").
+        """
+        return self._narrows
 
     def model_graph(self) -> ModelGraph:
         """The model and its relations, introspected once."""
@@ -179,7 +189,11 @@ class SQLAlchemyBackend:
             raise ConfigurationError(msg)
         return self.config.provide_session(context.request.app.state, context.request.scope)
 
-    def _loader_options(self, load: Sequence[str]) -> list[_AbstractLoad]:
+    def _loader_options(
+        self, load: Sequence[str], compiler: StatementCompiler, query: ListQuery
+    ) -> list[_AbstractLoad]:
+        """Eager-loading options; a loaded relation only loads the rows inside its model's row policy."""
+        policies = compiler.policies(query)
         options: list[_AbstractLoad] = []
         for name in load:
             entity: Any = self.model
@@ -192,6 +206,10 @@ class SQLAlchemyBackend:
                 # select-in for to-many (one query per relation for the whole page), joined for to-one.
                 strategy = selectinload if relationship.uselist else joinedload
                 attribute = getattr(entity, step)
+                target = relationship.mapper.class_
+                allowed = compiler.policy_condition((target, ()), target.__name__, policies)
+                if allowed is not None:  # a to-one row outside it loads as null
+                    attribute = attribute.and_(allowed)
                 option = strategy(attribute) if option is None else getattr(option, strategy.__name__)(attribute)
                 entity = relationship.mapper.class_
             options.append(option)
@@ -254,7 +272,10 @@ class SQLAlchemyBackend:
         compiler = self.compiler(dialect)
         page_statement, total_statement = compiler.compile(query, keys=context.keyset)
         if context.load:
-            page_statement = page_statement.options(*self._loader_options(context.load))
+            page_statement = page_statement.options(*self._loader_options(context.load, compiler, query))
+            if query.policies:
+                # Loaded relations follow this request's policies, not what the session holds already.
+                page_statement = page_statement.execution_options(populate_existing=True)
         result = await session.execute(page_statement)
         rows = result.unique().all() if context.load else result.all()
 
@@ -318,3 +339,42 @@ def _as_dict(instance: Any, load_tree: Mapping[str, Any]) -> dict[str, Any]:
         else:
             item[name] = _as_dict(value, subtree)
     return item
+
+
+_MODEL_COMPILERS: dict[tuple[type[Any], str], StatementCompiler] = {}
+
+
+def _model_compiler(model: type[Any], dialect: str) -> StatementCompiler:
+    compiler = _MODEL_COMPILERS.get((model, dialect))
+    if compiler is None:
+        compiler = _MODEL_COMPILERS[model, dialect] = StatementCompiler(
+            model, select(model), {}, dialect, custom_base=False
+        )
+    return compiler
+
+
+def policy_condition(
+    model: type[Any], policy: Policy | None, dialect: str = "postgresql"
+) -> ColumnElement[bool] | None:
+    """The condition ``policy`` puts on rows of ``model``, for statements of one's own (DESIGN.md, "Row policies").
+
+    For enrichment and computed values that count rows of a model with a policy, e.g.
+    ``select(...).where(policy_condition(Flight, policies.get("Flight")))`` with ``policies`` from
+    ``RowPolicies.for_request`` (``EnrichContext.resource.row_policies``).
+
+    Args:
+        model: The mapped class the statement reads (not an alias).
+        policy: Its policy for the request, or None for none.
+        dialect: The session's dialect name.
+
+    Returns:
+        The condition (compiled by the shared compiler, as for listed rows), or None when ``policy``
+        restricts nothing.
+    """
+    if policy is None:
+        return None
+    compiler = _model_compiler(model, dialect)
+    condition: ColumnElement[bool] | None = compiler.policy_condition(
+        (model, ()), policy.entity, {policy.entity: policy}
+    )
+    return condition

@@ -33,6 +33,7 @@ from sqlalchemy.sql import operators
 
 from litestar_listing.backends._sqlite import FOLD_FUNCTION
 from litestar_listing.backends.relational.compiler import Continue, RelationalCompiler
+from litestar_listing.backends.sqlalchemy.introspection import model_graph
 from litestar_listing.core.text import LIKE_ESCAPE, LikePattern, fold_case
 
 __all__ = ("StatementCompiler",)
@@ -118,6 +119,7 @@ class StatementCompiler(RelationalCompiler[ColumnElement[Any], Select[Any]]):
         self.computed = computed
         self.dialect = dialect
         self.custom_base = custom_base
+        self.graph = model_graph(model)
         self._nullable = {
             prop.key: bool(prop.columns[0].nullable) for prop in inspect(model).column_attrs if len(prop.columns) == 1
         }
@@ -241,6 +243,9 @@ class StatementCompiler(RelationalCompiler[ColumnElement[Any], Select[Any]]):
 
     def among(self, column: Any, values: Sequence[Any], *, negate: bool) -> ColumnElement[Any]:  # noqa: D102
         return column.not_in(values) if negate else column.in_(values)  # type: ignore[no-any-return]
+
+    def guarded(self, value: Any, condition: ColumnElement[Any]) -> ColumnElement[Any]:  # noqa: D102
+        return case((condition, value), else_=None)
 
     def is_null(self, value: Any, *, null: bool) -> ColumnElement[Any]:  # noqa: D102
         return value.is_(None) if null else value.is_not(None)  # type: ignore[no-any-return]

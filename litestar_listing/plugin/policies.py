@@ -1,0 +1,303 @@
+"""Row policies: the rows of a model a request may reach, declared once per model (DESIGN.md, "Row policies").
+
+A resource's ``scopes`` (spec §4.4.10) restrict the rows it lists; a ``RowPolicy`` restricts the rows
+of one model wherever any resource reaches them: as the listed rows, through a to-one or to-many
+relation path of a filter, the search or the order, and in eager loading. Declared on the plugin::
+
+    ListingPlugin(
+        resources,
+        policies=[RowPolicy(Flight, tenant_scope("carrier")), RowPolicy(Watch, owner_scope("user_id"))],
+    )
+
+Each request resolves every policy with its ``ScopeRule`` (the presets' admin bypass and anonymous
+handling included) into ``core.query.Policy`` values the backends apply (``ListQuery.policies``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+from litestar.exceptions import NotAuthorizedException
+
+from litestar_listing.core.errors import ConfigurationError
+from litestar_listing.core.operators import OPERATORS
+from litestar_listing.core.parsing import equality_filter
+from litestar_listing.core.query import LOOKUP_SEP, FieldPath, Filter, ListQuery, Policy
+from litestar_listing.core.schema import EntityInfo, ModelGraph, closest
+from litestar_listing.plugin.scoping import ScopeRule
+
+if TYPE_CHECKING:
+    from litestar.connection import ASGIConnection
+
+    from litestar_listing.plugin.resource import EnrichContext, Resource
+
+__all__ = ("RowPolicies", "RowPolicy", "check_load", "check_paths", "policy_of", "request_policies")
+
+
+@dataclass(frozen=True, slots=True)
+class RowPolicy:
+    """The rows of one model that a request may reach, wherever they are reached.
+
+    Attributes:
+        model: The model (a SQLAlchemy mapped class, a Piccolo table, a Beanie document), or its
+            name in the ``ModelGraph`` (its class name).
+        rule: Builds the policy per request, as for a resource's forced filters: ``tenant_scope``,
+            ``owner_scope`` or any ``ScopeRule``; an empty mapping lets every row through (an
+            administrator). A rule that raises ``NotAuthorizedException`` (an anonymous request
+            under ``anonymous="deny"``) lets no row of the model through; for the listed model
+            of a resource the request is answered 401 instead, as ``Resource.scopes`` do. None:
+            only ``null`` applies.
+        null: Own fields that are NULL on every row anyone may reach, whatever the rule says, even
+            for an administrator: soft delete (``("deleted_at",)``, spec §4.4.11).
+    """
+
+    model: type[Any] | str
+    rule: ScopeRule | None = None
+    null: tuple[str, ...] = field(default=())
+
+    @property
+    def entity(self) -> str:
+        """The model's name in the ``ModelGraph``."""
+        return self.model if isinstance(self.model, str) else self.model.__name__
+
+
+def policy_of(
+    entity: EntityInfo, values: Mapping[str, object], *, null: Sequence[str] = (), visible: bool = True
+) -> Policy:
+    """The ``Policy`` of ``entity`` that admits the rows whose own fields equal ``values`` and whose ``null`` are NULL.
+
+    A list, tuple or set value means membership; None matches no row (DESIGN.md, "NULL"), as for
+    forced filters (``core.parsing.forced_filter``).
+
+    Raises:
+        ConfigurationError: A name is not a public own field of ``entity``.
+    """
+    filters = []
+    for name, value in [*values.items(), *((name, _NULL) for name in null)]:
+        info = entity.fields.get(name)
+        if info is None or info.private:
+            hint = closest(name, [field for field, info in entity.fields.items() if not info.private])
+            msg = f"row policy of {entity.name}: {entity.name} has no field {name!r}" + (
+                f" (did you mean {hint})" if hint else ""
+            )
+            raise ConfigurationError(msg)
+        path = FieldPath((name,))
+        is_null = value is _NULL
+        filters.append(
+            Filter(path, OPERATORS["isnull"], value=True, key=name)
+            if is_null
+            else equality_filter(path, value, key=name)
+        )
+    return Policy(entity.name, tuple(filters), visible=visible)
+
+
+_NULL = object()
+
+
+class RowPolicies:
+    """The row policies of an application, by model name (``ListingPlugin(policies=...)``).
+
+    Args:
+        policies: At most one ``RowPolicy`` per model.
+
+    Raises:
+        ConfigurationError: Two policies for one model.
+    """
+
+    __slots__ = ("by_entity", "entities", "scoped")
+
+    def __init__(self, policies: Iterable[RowPolicy]) -> None:
+        self.by_entity: dict[str, RowPolicy] = {}
+        self.entities: dict[str, EntityInfo] = {}
+        """The models of the policies, found by ``check`` in the resources' graphs."""
+        self.scoped: dict[str, str] = {}
+        """The models some resource scopes, with that resource's name (set by ``check_paths``)."""
+        for policy in policies:
+            if policy.entity in self.by_entity:
+                msg = f"two row policies for the model {policy.entity}; declare one per model"
+                raise ConfigurationError(msg)
+            self.by_entity[policy.entity] = policy
+
+    def __bool__(self) -> bool:
+        return bool(self.by_entity)
+
+    def check(self, graphs: Sequence[ModelGraph]) -> None:
+        """Check at start-up that every policy names a model some resource reaches, and its own fields.
+
+        Raises:
+            ConfigurationError: A policy's model is reached by no resource (a misspelt name), or its
+                rule names a field the model does not have.
+        """
+        entities = {name: entity for graph in graphs for name, entity in graph.entities.items()}
+        for name, policy in self.by_entity.items():
+            entity = entities.get(name)
+            if entity is None:
+                hint = closest(name, entities)
+                msg = f"row policy of {name}: no resource reaches a model named {name!r}" + (
+                    f" (did you mean {hint})" if hint else ""
+                )
+                raise ConfigurationError(msg)
+            policy_of(entity, dict.fromkeys(() if policy.rule is None else policy.rule.fields), null=policy.null)
+            self.entities[name] = entity
+
+    def resolve(self, graph: ModelGraph, connection: ASGIConnection[Any, Any, Any, Any] | None) -> tuple[Policy, ...]:
+        """The policies of ``connection`` for the models of ``graph``, for ``ListQuery.policies``.
+
+        Raises:
+            NotAuthorizedException: The listed model's rule refuses the request (a 401).
+            ConfigurationError: A policy applies but no connection was given: a list without its
+                request would be unrestricted.
+        """
+        resolved: list[Policy] = []
+        for name, entity in graph.entities.items():
+            policy = self.by_entity.get(name)
+            if policy is None:
+                continue
+            if connection is None:
+                msg = f"the model {name} has a row policy: list or parse with the request"
+                raise ConfigurationError(msg)
+            try:
+                values = {} if policy.rule is None else policy.rule.build(connection)
+            except NotAuthorizedException:
+                if name == graph.root:
+                    raise
+                resolved.append(Policy(name, visible=False))
+                continue
+            if values or policy.null:
+                resolved.append(policy_of(entity, values, null=policy.null))
+        return tuple(resolved)
+
+    def for_request(self, connection: ASGIConnection[Any, Any, Any, Any]) -> dict[str, Policy]:
+        """Every policy of the application resolved for ``connection``, by model name.
+
+        For enrichment and computed values that read models the listed one does not reach (the
+        demo's ``fleet_size`` counts flights for airlines): apply ``policies[name]`` with the
+        backend's helper (``policy_condition`` of ``backends.sqlalchemy`` or ``backends.piccolo``).
+        A model without an entry is not restricted for this request. A rule that refuses the
+        request gives a policy that admits no row.
+        """
+        resolved: dict[str, Policy] = {}
+        for name, entity in self.entities.items():
+            graph = ModelGraph(name, {name: entity})
+            try:
+                policies = self.resolve(graph, connection)
+            except NotAuthorizedException:
+                policies = (Policy(name, visible=False),)
+            resolved.update((policy.entity, policy) for policy in policies)
+        return resolved
+
+    def apply(
+        self, query: ListQuery, graph: ModelGraph, connection: ASGIConnection[Any, Any, Any, Any] | None
+    ) -> ListQuery:
+        """``query`` carrying the policies of ``connection`` (``resolve``)."""
+        policies = self.resolve(graph, connection)
+        return replace(query, policies=policies) if policies else query
+
+
+def _scoped_models(resources: Sequence[Resource]) -> dict[str, str]:
+    """The models some resource scopes, each with the first such resource's name.
+
+    A resource scopes its listed model when it has forced filters (``scopes``) or a base list
+    query that may leave rows out (``narrows_rows``: a base statement, a ``where``, a pipeline).
+    """
+    scoped: dict[str, str] = {}
+    for resource in resources:
+        if resource.scopes or getattr(resource.backend, "narrows_rows", False):
+            scoped.setdefault(resource.field_map.graph.root, resource.name)
+    return scoped
+
+
+def _client_paths(resource: Resource) -> list[tuple[str, str]]:
+    """``(kind, path)`` of every relation path a client of ``resource`` may use, and its loads."""
+    field_map = resource.field_map
+    paths = [("filter", name) for name, exposed in field_map.filterable.items() if exposed.hops]
+    paths += [("search", exposed.path.name) for exposed in field_map.searchable if exposed.hops]
+    paths += [("order", name) for name, exposed in field_map.orderable.items() if exposed.hops]
+    paths += [("load", name) for name in resource.load]
+    return paths
+
+
+def _is_public(path: str, public: Sequence[str]) -> bool:
+    return any(path == name or path.startswith(name + LOOKUP_SEP) for name in public)
+
+
+def check_paths(resources: Sequence[Resource], policies: RowPolicies) -> None:
+    """The start-up check: no relation path reaches a scoped model that has no row policy.
+
+    For every resource, every filter, search and order path that crosses a relation, and every
+    ``load`` path: each model it reaches that some resource of the application scopes
+    (``_scoped_models``) must have a ``RowPolicy``, unless the resource declares the path (or a
+    relation prefix of it) in ``Resource.public_paths``. A model reached through a backend without
+    ``Capabilities.row_policies`` may not have a policy at all: it would not be applied.
+
+    Raises:
+        ConfigurationError: Naming the path, its kind, the resource, the model and the resource
+            that scopes it; or a policy its backend cannot apply; or a policy ``RowPolicies.check``
+            refuses.
+    """
+    policies.check([resource.field_map.graph for resource in resources])
+    policies.scoped = scoped = _scoped_models(resources)
+    for resource in resources:
+        graph = resource.field_map.graph
+        if not resource.backend.capabilities.row_policies:
+            governed = sorted(name for name in graph.entities if name in policies.by_entity)
+            if governed:
+                msg = (
+                    f"resource {resource.name!r}: {type(resource.backend).__name__} does not apply row policies, "
+                    f"and {', '.join(governed)} {'has' if len(governed) == 1 else 'have'} one"
+                )
+                raise ConfigurationError(msg)
+        for kind, path in _client_paths(resource):
+            _check_path(resource, kind, path, scoped, policies)
+
+
+def _check_path(resource: Resource, kind: str, path: str, scoped: Mapping[str, str], policies: RowPolicies) -> None:
+    if _is_public(path, resource.public_paths):
+        return
+    graph = resource.field_map.graph
+    entity = graph.root_entity
+    for step in path.split(LOOKUP_SEP):
+        relation = entity.relations.get(step)
+        if relation is None:  # the field at the end of the path
+            return
+        entity = graph.entities[relation.target]
+        owner = scoped.get(entity.name)
+        if owner is not None and entity.name not in policies.by_entity:
+            msg = (
+                f"resource {resource.name!r}: the {kind} path {path!r} reaches {entity.name}, whose rows "
+                f"resource {owner!r} scopes, but {entity.name} has no row policy: clients could read "
+                f"rows {owner!r} hides. Give {entity.name} a RowPolicy on the plugin, or declare the path "
+                f"in Resource.public_paths if every row of {entity.name} may be read through it"
+            )
+            raise ConfigurationError(msg)
+
+
+def check_load(resource: Resource, load: Sequence[str]) -> None:
+    """The start-up check for the ``load`` of one call (``Resource.list(load=...)``).
+
+    Raises:
+        ConfigurationError: As ``check_paths``, for a load path of this call.
+    """
+    policies = resource.row_policies
+    if policies is None:
+        return
+    for path in load:
+        _check_path(resource, "load", path, policies.scoped, policies)
+
+
+def request_policies(context: EnrichContext) -> dict[str, Policy]:
+    """The row policies of an enrichment's request for every model that has one, by model name.
+
+    The enrichment applies ``policies.get(<model name>)`` to the statements it runs itself, with
+    ``policy_condition`` of ``backends.sqlalchemy`` or ``backends.piccolo`` (DESIGN.md, "Row
+    policies"); ``context.query.policies`` holds only the models the listed one reaches.
+
+    Returns:
+        Empty when the resource is not served by a ``ListingPlugin`` with policies, or has no request.
+    """
+    policies = context.resource.row_policies
+    if not policies or context.request is None:
+        return {}
+    return policies.for_request(context.request)

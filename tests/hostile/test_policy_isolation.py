@@ -1,0 +1,216 @@
+"""Row policies as a property: no answer depends on a row outside the user's policies (issue 15).
+
+Targets: every selected backend x database, with the conformance data (``tests/conformance/fixture.py``).
+Five models carry a policy per company ``c``, linked every way a relation can be:
+
+* ``Thing`` (the listed model): ``company_id = c``;
+* ``User``: ``company_id = c``; reached to-one (``owner``, ``reviewer``) and through its
+  self-reference (``owner__manager``, ``owner__manager__manager``);
+* ``Company``: ``id = c``; reached to-one (``company``, ``owner__company``, ``parts__supplier``);
+* ``Part``: ``supplier_id = c``; reached one-to-many (``parts``);
+* ``Tag``: ``id`` in the company's share of the tags (``id % 3 == c % 3``); reached many-to-many (``tags``).
+
+Users: companies 1 to 4, a user without a company (whose policies admit no row) and the platform
+administrator (no policy). The queries are what ``hostile_queries`` draws over every exposed path of
+the ``things`` resource (filters, search and order through every relation) plus eager loading of
+every relation, nested. Property, per query and user: the target's answer under the policies (the
+page's ids in order, the total, and the ids of every loaded relation) equals the answer over the same
+data with every row outside the policies deleted, computed by the memory backend without any policy
+from rows pruned here by hand (a deleted to-one row leaves its key and reads as missing; a deleted
+to-many row is gone; ``part_count`` counts the parts that remain). Order by the computed
+``part_count`` is left out: a computed column cannot see the request (docs/guide/scoping.md).
+
+Hypothesis settings: ``LISTING_HYPOTHESIS_PROFILE`` (``ci``: 200 examples per target, or ``nightly``:
+10,000, ``nox -s "tests(<target>)" -- --nightly``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from hypothesis import assume, given
+from litestar.exceptions import ValidationException
+
+from litestar_listing import ListContext, MemoryBackend, Resource
+from litestar_listing.backends.sqlalchemy import model_graph
+from litestar_listing.core.query import FilterSyntax, ListQuery, Policy
+from litestar_listing.core.schema import ModelGraph
+from litestar_listing.plugin.policies import policy_of
+from litestar_listing.plugin.resource import query_items
+from tests.conformance.fixture import memory_rows
+from tests.conformance.models import Thing
+from tests.conformance.targets import PART_COUNT, Target
+from tests.differential.strategies import Domain
+from tests.hostile import Opened, request
+from tests.hostile.strategies import hostile_queries, profile, profile_name
+
+Row = Mapping[str, Any]
+GRAPH: ModelGraph = model_graph(Thing)
+COMPANIES: tuple[int | None, ...] = (1, 2, 3, 4, None)
+"""The scoped users' companies; None: a user without a company. The administrator has no policy."""
+LOAD = ("owner__manager", "reviewer", "company", "tags", "parts__supplier")
+DOCUMENT_LOAD = tuple(name for name in LOAD if name != "tags")  # Beanie's projection drops lists of links
+
+
+def _tags_of(company: int) -> tuple[int, ...]:
+    return tuple(tag for tag in range(1, 7) if tag % 3 == company % 3)
+
+
+def visible(company: int | None) -> dict[str, Callable[[Row], bool]]:
+    """Each policed model's rule for a user of ``company``, on a plain row (the hand-written reference)."""
+    if company is None:
+        return dict.fromkeys(("Thing", "User", "Company", "Part", "Tag"), lambda row: False)
+    return {
+        "Thing": lambda row: row["company_id"] == company,
+        "User": lambda row: row["company_id"] == company,
+        "Company": lambda row: row["id"] == company,
+        "Part": lambda row: row["supplier_id"] == company,
+        "Tag": lambda row: row["id"] in _tags_of(company),
+    }
+
+
+def policies(company: int | None) -> tuple[Policy, ...]:
+    """The same rules as ``visible``, as the request's ``ListQuery.policies``."""
+    values: dict[str, dict[str, object]] = {
+        "Thing": {"company_id": company},
+        "User": {"company_id": company},
+        "Company": {"id": company},
+        "Part": {"supplier_id": company},
+        "Tag": {"id": None if company is None else _tags_of(company)},
+    }
+    return tuple(policy_of(GRAPH.entities[name], value) for name, value in values.items())
+
+
+def pruned(row: Row, entity: str, rules: Mapping[str, Callable[[Row], bool]]) -> dict[str, Any] | None:
+    """``row`` as in a database where every row outside ``rules`` was deleted; None when it is itself."""
+    if entity in rules and not rules[entity](row):
+        return None
+    kept = dict(row)
+    for name, relation in GRAPH.entities[entity].relations.items():
+        if name not in row:
+            continue
+        if relation.to_many:
+            children = (pruned(child, relation.target, rules) for child in row[name] or ())
+            kept[name] = [child for child in children if child is not None]
+        elif row[name] is not None:
+            kept[name] = pruned(row[name], relation.target, rules)
+    if entity == "Thing":
+        kept["part_count"] = len(kept["parts"])
+    return kept
+
+
+def shape(item: Mapping[str, Any], tree: Mapping[str, Any]) -> object:
+    """The ids of ``item`` and of its loaded relations (``tree``), nested: what an answer is compared on."""
+    nested: list[object] = [item["id"]]
+    for name, subtree in sorted(tree.items()):
+        value = item.get(name)
+        if isinstance(value, list):
+            nested.append((name, tuple(shape(child, subtree) for child in value)))
+        else:
+            nested.append((name, None if value is None else shape(value, subtree)))
+    return tuple(nested)
+
+
+def _tree(load: tuple[str, ...]) -> dict[str, Any]:
+    tree: dict[str, Any] = {}
+    for path in load:
+        node = tree
+        for step in path.split("__"):
+            node = node.setdefault(step, {})
+    return tree
+
+
+@dataclasses.dataclass
+class Scene:
+    """One target's ``things`` resource, its references per user, and the tally."""
+
+    target: Target
+    resource: Resource
+    load: tuple[str, ...]
+    references: dict[int | None, MemoryBackend]
+    everything: MemoryBackend
+    queries: int = 0
+    answers: int = 0
+    rejected: int = 0
+    rows_seen: int = 0
+
+    @classmethod
+    def of(cls, target: Target) -> Scene:
+        rows = memory_rows()
+        references = {}
+        for company in COMPANIES:
+            rules = visible(company)
+            kept = (pruned(row, "Thing", rules) for row in rows)
+            references[company] = MemoryBackend(
+                GRAPH, [row for row in kept if row is not None], computed={"part_count": PART_COUNT}
+            )
+        resource = target.resources["things"]
+        document = resource.backend.capabilities.filter_syntax is FilterSyntax.DOCUMENT
+        everything = MemoryBackend(GRAPH, rows, computed={"part_count": PART_COUNT})
+        return cls(target, resource, DOCUMENT_LOAD if document else LOAD, references, everything)
+
+    async def answer(self, query: ListQuery, backend: Any, context: ListContext) -> tuple[int, tuple[object, ...]]:
+        page = await backend.fetch(query, dataclasses.replace(context, load=self.load))
+        tree = _tree(self.load)
+        return page.total, tuple(shape(item, tree) for item in page.items)
+
+    async def check(self, query_string: str) -> None:
+        self.queries += 1
+        connection = request(query_string, None)
+        try:
+            query = self.resource.parse(query_items(connection), connection)
+        except ValidationException:
+            self.rejected += 1
+            return
+        runs: list[tuple[str, ListQuery, MemoryBackend]] = [
+            (f"company {company}", dataclasses.replace(query, policies=policies(company)), self.references[company])
+            for company in COMPANIES
+        ]
+        runs.append(("the administrator", query, self.everything))
+        for who, asked, reference in runs:
+            where = f"{self.target.id}: things?{query_string} for {who}"
+            async with self.target.context() as context:
+                got = await self.answer(asked, self.resource.backend, context)
+            expected = await self.answer(query, reference, ListContext())
+            self.answers += 1
+            assert got == expected, f"{where}: answered {got}, with the invisible rows deleted {expected}"
+            self.rows_seen += len(got[1])
+
+
+def test_no_answer_depends_on_rows_outside_the_policies(opened: Opened) -> None:
+    scene = Scene.of(opened.target)
+    if not scene.resource.backend.capabilities.row_policies:
+        return
+    document = scene.resource.backend.capabilities.filter_syntax is FilterSyntax.DOCUMENT
+    domain = Domain.of(scene.resource.field_map, memory_rows())
+    loop = opened.loop
+
+    @profile()
+    @given(query=hostile_queries(domain, document=document))
+    def isolated(query: str) -> None:
+        assume("part_count" not in query)
+        loop.run_until_complete(scene.check(query))
+
+    isolated()
+    summary = (
+        f"{scene.target.id} ({profile_name()} profile): {scene.queries} queries, {scene.answers} answers compared "
+        f"({scene.rejected} rejected queries), {scene.rows_seen} rows checked"
+    )
+    print(summary)  # noqa: T201 - the tally, shown by ``pytest -rP`` or ``-s``
+    assert scene.answers >= scene.queries, summary
+    assert scene.rows_seen > scene.queries, summary
+
+
+def test_the_reference_hides_what_each_policy_names() -> None:
+    """Hand counts on the reference itself: Acme's things, and what of them a tenant still sees."""
+    rows = [row for row in (pruned(row, "Thing", visible(1)) for row in memory_rows()) if row is not None]
+    assert sorted(row["id"] for row in rows) == [1, 2, 3, 7, 8, 9, 13, 14, 17, 18, 21, 25, 28, 29]
+    nine = next(row for row in rows if row["id"] == 9)  # owner Frank (no company), reviewer Alice
+    assert (nine["owner"], nine["reviewer"]["name"], nine["tags"], nine["parts"]) == (None, "Alice", [], [])
+    twenty_one = next(row for row in rows if row["id"] == 21)  # parts 14 (supplier Acme) and 15-17 (others)
+    assert [part["id"] for part in twenty_one["parts"]] == [14]
+    assert [tag["id"] for tag in twenty_one["tags"]] == [1, 4]
+    assert twenty_one["part_count"] == 1
+    assert all(pruned(row, "Thing", visible(None)) is None for row in memory_rows())
