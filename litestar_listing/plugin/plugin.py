@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from litestar.plugins import InitPluginProtocol
 
 from litestar_listing.plugin.admission import Admission
-from litestar_listing.plugin.handlers import list_handler
+from litestar_listing.plugin.handlers import head_handler, list_handler
 from litestar_listing.plugin.openapi import SharedSchemas, with_shared_schemas
 from litestar_listing.plugin.policies import RowPolicies, RowPolicy, check_paths
 
@@ -69,7 +69,7 @@ class ListingPlugin(InitPluginProtocol):
             resource.row_policies = self.policies
 
     def on_app_init(self, app_config: AppConfig) -> AppConfig:
-        """Register one list handler per resource, prepare its backend, add its type encoders.
+        """Register the GET and HEAD handlers of each resource, prepare its backend, add its type encoders.
 
         A backend may carry ``type_encoders`` (e.g. Beanie's ``{ObjectId: str}``) for values its
         items hold; the application's own encoders win. The OpenAPI configuration is replaced by a
@@ -77,6 +77,7 @@ class ListingPlugin(InitPluginProtocol):
         """
         for resource in self.resources:
             app_config.route_handlers.append(list_handler(resource, self.path_prefix, self.shared_schemas))
+            app_config.route_handlers.append(head_handler(resource, self.path_prefix))
             resource.backend.prepare()
             encoders = getattr(resource.backend, "type_encoders", None)
             if encoders:
