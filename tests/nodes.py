@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ("POOL_SIZE", "NodeError", "Nodes", "start", "stop")
+__all__ = ("POOL_SIZE", "NodeError", "Nodes", "pause", "start", "stop")
 
 PRIMARY_PORT = 5434
 STANDBY_PORT = 5433
@@ -198,3 +198,18 @@ def stop(folder: Path) -> None:
         while not _free(port) and time.monotonic() < deadline:
             time.sleep(0.05)
     shutil.rmtree(folder, ignore_errors=True)
+
+
+def pause(nodes: Nodes, cluster: str, *, stopped: bool) -> None:
+    """Stop (``stopped=True``) or start again the ``primary`` or ``standby`` of ``nodes``.
+
+    Raises:
+        NodeError: pg_ctl failed.
+    """
+    bindir = _binaries()
+    folder = nodes.folder / cluster
+    if stopped:
+        _run([str(bindir / "pg_ctl"), "-D", str(folder), "-m", "fast", "-w", "stop"], f"stopping the {cluster}")
+    else:
+        log = str(nodes.folder / f"{cluster}.log")
+        _run([str(bindir / "pg_ctl"), "-D", str(folder), "-l", log, "-w", "start"], f"starting the {cluster}")

@@ -6,13 +6,16 @@ backend to its opener, so a new database of a known backend needs no change here
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import enum
-from collections.abc import AsyncIterator, Callable, Mapping
+import functools
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
+import asyncpg
 from piccolo.columns import Integer
 from piccolo.engine.base import Engine
 from piccolo.engine.postgres import PostgresEngine
@@ -95,6 +98,8 @@ class Target:
     Attributes:
         postgres_url: A plain ``postgresql://`` URL of its PostgreSQL database, for SQL by hand (through
             pgbouncer on that target: connect with ``statement_cache_size=0``); None on other stores.
+        standby_url: The plain URL of the hot standby the lists read, on the ``standby`` targets
+            (after writing on ``postgres_url``, wait with ``caught_up``).
     """
 
     id: str
@@ -102,6 +107,7 @@ class Target:
     sessions: Any = None
     engine: Engine[Any] | None = None
     postgres_url: str | None = None
+    standby_url: str | None = None
 
     @property
     def capabilities(self) -> frozenset[str]:
@@ -132,16 +138,40 @@ def memory_target() -> Target:
 
 
 def postgres_target_url(database: str, name: str) -> str | None:
-    """The plain URL of PostgreSQL database ``name`` on a target's ``database``; None for SQLite."""
-    if database == "pgbouncer":
-        return node_database_url(name, "pgbouncer")
+    """The plain URL of PostgreSQL database ``name`` on a target's ``database``; None for SQLite.
+
+    ``pgbouncer``: through the tests' pgbouncer; ``standby``: the tests' primary (written there, read
+    on its standby).
+    """
+    if database in {"pgbouncer", "standby"}:
+        return node_database_url(name, "pgbouncer" if database == "pgbouncer" else "primary")
     return postgres_database_url(name) if database == "postgresql" else None
 
 
-def sqlalchemy_backend(name: str) -> ListingBackend:
+async def caught_up(primary: str, standby: str, seconds: float = 30.0) -> None:
+    """Wait until ``standby`` has replayed everything ``primary`` has written so far."""
+    source = await asyncpg.connect(primary, statement_cache_size=0)
+    try:
+        position = await source.fetchval("SELECT pg_current_wal_lsn()")
+    finally:
+        await source.close()
+    # Its maintenance database: the one written may not have reached the standby yet.
+    replica = await asyncpg.connect(standby.rsplit("/", 1)[0] + "/postgres", statement_cache_size=0)
+    try:
+        deadline = asyncio.get_running_loop().time() + seconds
+        while not await replica.fetchval("SELECT pg_last_wal_replay_lsn() >= $1::pg_lsn", position):
+            if asyncio.get_running_loop().time() > deadline:
+                msg = f"the standby did not replay up to {position} in {seconds:.0f} s"
+                raise TimeoutError(msg)
+            await asyncio.sleep(0.02)
+    finally:
+        await replica.close()
+
+
+def sqlalchemy_backend(name: str, replicas: Sequence[AsyncEngine] = ()) -> ListingBackend:
     part_count = select(func.count(Part.id)).where(Part.thing_id == Thing.id).correlate(Thing).scalar_subquery()
     live = (lambda statement: statement.where(Thing.deleted_at.is_(None))) if name == "things_live" else None
-    return SQLAlchemyBackend(Thing, statement=live, computed={"part_count": part_count})
+    return SQLAlchemyBackend(Thing, statement=live, computed={"part_count": part_count}, replicas=replicas)
 
 
 async def write_sqlalchemy_rows(engine: AsyncEngine) -> None:
@@ -163,13 +193,21 @@ async def sqlalchemy_target(database: str, name: str = "litestar_listing_conform
     else:
         url = async_url(postgres)
         engine = pooling.sqlalchemy_engine(url) if database == "pgbouncer" else create_async_engine(url)
+    # On the standby target the rows are written on the primary and every list reads the standby.
+    standby = node_database_url(name, "standby") if database == "standby" else None
+    replicas = [create_async_engine(async_url(standby))] if standby else []
     prepare_engine(engine)
     try:
         await write_sqlalchemy_rows(engine)
+        if postgres and standby:
+            await caught_up(postgres, standby)
         sessions = async_sessionmaker(engine)
-        yield Target(f"sqlalchemy:{database}", things_resources(sqlalchemy_backend), sessions, postgres_url=postgres)
+        resources = things_resources(functools.partial(sqlalchemy_backend, replicas=replicas))
+        yield Target(f"sqlalchemy:{database}", resources, sessions, postgres_url=postgres, standby_url=standby)
     finally:
         await engine.dispose()
+        for replica in replicas:
+            await replica.dispose()
 
 
 def piccolo_backend(name: str) -> ListingBackend:
