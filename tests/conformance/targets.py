@@ -210,7 +210,7 @@ async def sqlalchemy_target(database: str, name: str = "litestar_listing_conform
             await replica.dispose()
 
 
-def piccolo_backend(name: str) -> ListingBackend:
+def piccolo_backend(name: str, replicas: Sequence[str] = ()) -> ListingBackend:
     thing = piccolo_tables.Thing
     part_count = QueryString('(SELECT COUNT(*) FROM "parts" WHERE "parts"."thing_id" = {})', thing.id)
     return PiccoloBackend(
@@ -218,6 +218,7 @@ def piccolo_backend(name: str) -> ListingBackend:
         where=thing.deleted_at.is_null() if name == "things_live" else None,
         computed={"part_count": (part_count, Integer())},
         reverse={"parts": piccolo_tables.Part.thing},
+        replicas=replicas,
     )
 
 
@@ -256,14 +257,23 @@ async def piccolo_target(database: str, name: str = "litestar_listing_conformanc
     name = f"{name}_piccolo"
     engine = piccolo_engine(database, name)
     await write_piccolo_rows(engine)
-    if isinstance(engine, PostgresEngine):
-        await engine.start_connection_pool()
+    postgres = postgres_target_url(database, name)
+    # On the standby target the rows are written on the primary and every list reads the standby.
+    standby = node_database_url(name, "standby") if database == "standby" else None
+    if postgres and standby:
+        await caught_up(postgres, standby)
+        # Made once the standby has the database: Piccolo asks each engine's server version at once.
+        engine.extra_nodes = {"standby": PostgresEngine(config={"dsn": standby}, extensions=())}  # type: ignore[attr-defined]
+    engines = [engine, *getattr(engine, "extra_nodes", {}).values()] if isinstance(engine, PostgresEngine) else []
+    for one in engines:
+        await one.start_connection_pool()
     try:
-        postgres = postgres_target_url(database, name)
-        yield Target(f"piccolo:{database}", things_resources(piccolo_backend), engine=engine, postgres_url=postgres)
+        make = functools.partial(piccolo_backend, replicas=("standby",) if standby else ())
+        resources = things_resources(make)
+        yield Target(f"piccolo:{database}", resources, engine=engine, postgres_url=postgres, standby_url=standby)
     finally:
-        if isinstance(engine, PostgresEngine):
-            await engine.close_connection_pool()
+        for one in engines:
+            await one.close_connection_pool()
 
 
 BEANIE_OPTIONS: Mapping[str, Any] = {

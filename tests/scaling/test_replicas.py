@@ -13,11 +13,15 @@ from typing import Any
 
 import asyncpg
 import pytest
+from piccolo.columns import Boolean as PiccoloBoolean
+from piccolo.querystring import QueryString
 from sqlalchemy import Boolean, func, select
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 
-from litestar_listing import ListContext, Resource
+from litestar_listing import ListContext, ListingBackend, Resource
+from litestar_listing.backends.piccolo import PiccoloBackend
 from litestar_listing.backends.sqlalchemy import SQLAlchemyBackend
+from tests.conformance import piccolo_tables
 from tests.conformance.models import Thing
 from tests.conformance.targets import Target, caught_up, open_target
 from tests.conftest import async_url, started_nodes
@@ -36,16 +40,24 @@ async def target(request: pytest.FixtureRequest) -> AsyncIterator[Target]:
 
 @pytest.fixture
 async def standby(target: Target) -> AsyncIterator[AsyncEngine]:
+    """SQLAlchemy's engine on the standby (the Piccolo target's is ``extra_nodes["standby"]``)."""
     assert target.standby_url is not None
     engine = create_async_engine(async_url(target.standby_url))
     yield engine
     await engine.dispose()
 
 
-def resource(replica: AsyncEngine, **options: Any) -> Resource:
+def resource(target: Target, replica: AsyncEngine, **options: Any) -> Resource:
     """Things with the answering server's ``pg_is_in_recovery()`` as a computed value."""
-    on_standby = func.pg_is_in_recovery(type_=Boolean())
-    backend = SQLAlchemyBackend(Thing, computed={"on_standby": on_standby}, replicas=[replica], **options)
+    backend: ListingBackend
+    if target.engine is None:
+        on_standby = func.pg_is_in_recovery(type_=Boolean())
+        backend = SQLAlchemyBackend(Thing, computed={"on_standby": on_standby}, replicas=[replica], **options)
+    else:
+        in_recovery = (QueryString("pg_is_in_recovery()"), PiccoloBoolean())
+        backend = PiccoloBackend(
+            piccolo_tables.Thing, computed={"on_standby": in_recovery}, replicas=("standby",), **options
+        )
     return Resource("things", backend, filter_fields=("id",))
 
 
@@ -59,30 +71,47 @@ async def served_by_standby(target: Target, listed: Resource, *, primary: bool =
 async def test_a_list_of_a_session_that_did_not_write_is_served_by_the_standby(
     target: Target, standby: AsyncEngine
 ) -> None:
-    assert set(await served_by_standby(target, resource(standby))) == {True}
+    assert set(await served_by_standby(target, resource(target, standby))) == {True}
 
 
-async def test_a_session_that_wrote_lists_on_the_primary_and_sees_its_row(target: Target, standby: AsyncEngine) -> None:
-    listed = resource(standby)
-    async with target.context() as context:
-        session = context.session
-        created = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
-        session.add(Thing(id=NEW_ID, name="fresh", company_id=1, created_at=created))
-        await session.flush()
-        query = listed.parser.parse([("id", str(NEW_ID))])
-        page = await listed.backend.fetch(query, ListContext(session=session))
-        await session.rollback()
+async def test_a_request_that_wrote_lists_on_the_primary_and_sees_its_row(target: Target, standby: AsyncEngine) -> None:
+    """SQLAlchemy: the session flushed a row; Piccolo: the list runs inside the transaction that wrote it."""
+    listed = resource(target, standby)
+    query = listed.parser.parse([("id", str(NEW_ID))])
+    created = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
+    if target.engine is None:
+        async with target.context() as context:
+            session = context.session
+            session.add(Thing(id=NEW_ID, name="fresh", company_id=1, created_at=created))
+            await session.flush()
+            page = await listed.backend.fetch(query, ListContext(session=session))
+            await session.rollback()
+    else:
+        engine = target.engine
+        with piccolo_tables.bound(engine):
+            try:
+                async with engine.transaction():
+                    thing = piccolo_tables.Thing(id=NEW_ID, name="fresh", company_id=1, created_at=created)
+                    await piccolo_tables.Thing.insert(thing)
+                    page = await listed.backend.fetch(query, ListContext(session=engine))
+                    raise _UndoError
+            except _UndoError:
+                pass
     assert [(item["id"], item["on_standby"]) for item in page.items] == [(NEW_ID, False)]
 
 
+class _UndoError(Exception):
+    """Rolls the test's transaction back."""
+
+
 async def test_the_call_may_ask_for_the_primary(target: Target, standby: AsyncEngine) -> None:
-    assert set(await served_by_standby(target, resource(standby), primary=True)) == {False}
+    assert set(await served_by_standby(target, resource(target, standby), primary=True)) == {False}
 
 
 async def test_a_stopped_standby_falls_back_to_the_primary_without_an_error(
     target: Target, standby: AsyncEngine
 ) -> None:
-    listed = resource(standby)
+    listed = resource(target, standby)
     assert set(await served_by_standby(target, listed)) == {True}
     nodes = started_nodes()
     await asyncio.to_thread(pause, nodes, "standby", stopped=True)
@@ -94,21 +123,22 @@ async def test_a_stopped_standby_falls_back_to_the_primary_without_an_error(
     assert target.postgres_url is not None
     assert target.standby_url is not None
     await caught_up(target.postgres_url, target.standby_url)
-    fresh = resource(standby)
+    fresh = resource(target, standby)
     assert set(await served_by_standby(target, fresh)) == {True}
 
 
 async def test_a_standby_lagging_beyond_the_bound_is_skipped(target: Target, standby: AsyncEngine) -> None:
     assert target.postgres_url is not None
     assert target.standby_url is not None
-    listed = resource(standby, max_replica_lag=0.3)
+    listed = resource(target, standby, max_replica_lag=1.0)
+    await caught_up(target.postgres_url, target.standby_url)
     assert set(await served_by_standby(target, listed)) == {True}
     replica = await asyncpg.connect(target.standby_url, statement_cache_size=0)
     primary = await asyncpg.connect(target.postgres_url, statement_cache_size=0)
     try:
         await replica.execute("SELECT pg_wal_replay_pause()")
         await primary.execute("UPDATE things SET quantity = quantity WHERE id = 1")
-        await asyncio.sleep(1.2)  # past the bound, and past the probe interval of 1 s
+        await asyncio.sleep(2.2)  # past the bound, and past the probe interval of 1 s
         assert set(await served_by_standby(target, listed)) == {False}
         await replica.execute("SELECT pg_wal_replay_resume()")
         await caught_up(target.postgres_url, target.standby_url)
