@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 
 import pytest
 
@@ -30,7 +31,7 @@ def test_which_errors_send_the_list_to_the_primary() -> None:
     assert not replica_failed(_Error('column "nope" does not exist', "42703"))
 
 
-def _set(lags: dict[str, float | None], **options: float) -> tuple[ReplicaSet[str], list[str]]:
+def _set(lags: Mapping[str, float | None], **options: float) -> tuple[ReplicaSet[str], list[str]]:
     probed: list[str] = []
     replicas = ReplicaSet([Replica(name, name) for name in lags], **options)
     return replicas, probed
