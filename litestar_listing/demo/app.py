@@ -203,7 +203,9 @@ def sqlalchemy_backends(database_url: str, replicas: Sequence[str] = ()) -> Demo
         a shutdown hook closing the engines' connections.
     """
     config = SQLAlchemyAsyncConfig(connection_string=database_url, metadata=DemoBase.metadata, create_all=False)
+    # start-example sqlalchemy-replicas
     standbys = [create_async_engine(sqlalchemy_url(url)) for url in replicas]
+    # end-example sqlalchemy-replicas
 
     async def dispose_engine() -> None:
         # advanced-alchemy 1.12 disposes the engine of the first config of a process only: its lifespan
@@ -307,8 +309,10 @@ def piccolo_backends(database_url: str, replicas: Sequence[str] = ()) -> DemoBac
         if not isinstance(engine, PostgresEngine):
             msg = "read replicas need a PostgreSQL database"
             raise ValueError(msg)
+        # start-example piccolo-replicas
         standbys = {name: piccolo_engine(url) for name, url in zip(names, replicas, strict=True)}
         engine.extra_nodes = standbys  # type: ignore[assignment]
+        # end-example piccolo-replicas
     departures = QueryString(
         '(SELECT COUNT(*) FROM "flights" WHERE "flights"."origin" = {})', piccolo_tables.Airport.faa
     )
