@@ -6,7 +6,6 @@ backend to its opener, so a new database of a known backend needs no change here
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import enum
 import functools
@@ -15,7 +14,6 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
-import asyncpg
 from piccolo.columns import Integer
 from piccolo.engine.base import Engine
 from piccolo.engine.postgres import PostgresEngine
@@ -37,6 +35,7 @@ from tests.conformance.fixture import DELETED_IDS, memory_rows, table_rows
 from tests.conformance.models import ConformanceBase, Part, Thing
 from tests.conftest import async_url, document_store, node_database_url, postgres_database_url, scratch_folder
 from tests.matrix import TestTarget
+from tests.nodes import caught_up
 
 THINGS_OPTIONS: Mapping[str, Any] = {
     "filter_fields": (
@@ -146,26 +145,6 @@ def postgres_target_url(database: str, name: str) -> str | None:
     if database in {"pgbouncer", "standby"}:
         return node_database_url(name, "pgbouncer" if database == "pgbouncer" else "primary")
     return postgres_database_url(name) if database == "postgresql" else None
-
-
-async def caught_up(primary: str, standby: str, seconds: float = 30.0) -> None:
-    """Wait until ``standby`` has replayed everything ``primary`` has written so far."""
-    source = await asyncpg.connect(primary, statement_cache_size=0)
-    try:
-        position = await source.fetchval("SELECT pg_current_wal_lsn()")
-    finally:
-        await source.close()
-    # Its maintenance database: the one written may not have reached the standby yet.
-    replica = await asyncpg.connect(standby.rsplit("/", 1)[0] + "/postgres", statement_cache_size=0)
-    try:
-        deadline = asyncio.get_running_loop().time() + seconds
-        while not await replica.fetchval("SELECT pg_last_wal_replay_lsn() >= $1::pg_lsn", position):
-            if asyncio.get_running_loop().time() > deadline:
-                msg = f"the standby did not replay up to {position} in {seconds:.0f} s"
-                raise TimeoutError(msg)
-            await asyncio.sleep(0.02)
-    finally:
-        await replica.close()
 
 
 def sqlalchemy_backend(name: str, replicas: Sequence[AsyncEngine] = ()) -> ListingBackend:

@@ -14,8 +14,9 @@ import pytest
 
 from litestar_listing.core.text import fold_case
 from tests.conformance.fixture import memory_rows
-from tests.conformance.targets import Target, caught_up
+from tests.conformance.targets import Target
 from tests.conformance.test_conformance import target
+from tests.nodes import caught_up
 
 __all__ = ("target",)
 

@@ -16,9 +16,9 @@ import asyncpg
 import pytest
 
 from litestar_listing.demo.server import HOST, SCHEMA_PATH, demo_command, load_demo, running, start
-from tests.conformance.targets import caught_up
 from tests.conftest import node_database_url, scratch_folder
 from tests.matrix import Store, selected
+from tests.nodes import caught_up
 
 BACKENDS = [target.backend for target in selected(store=Store.NODE) if target.database == "standby"]
 DATABASE = "litestar_listing_demo_nodes"

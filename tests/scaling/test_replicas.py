@@ -23,10 +23,10 @@ from litestar_listing.backends.piccolo import PiccoloBackend
 from litestar_listing.backends.sqlalchemy import SQLAlchemyBackend
 from tests.conformance import piccolo_tables
 from tests.conformance.models import Thing
-from tests.conformance.targets import Target, caught_up, open_target
+from tests.conformance.targets import Target, open_target
 from tests.conftest import async_url, started_nodes
 from tests.matrix import Store, selected
-from tests.nodes import pause
+from tests.nodes import caught_up, pause
 
 TARGETS = [target for target in selected(store=Store.NODE) if target.database == "standby"]
 NEW_ID = 9001
