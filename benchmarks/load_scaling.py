@@ -111,7 +111,8 @@ def markdown(report: dict[str, Any]) -> str:
         primary, replica = rows[LAYOUTS[0].label], rows[LAYOUTS[1].label]
         if primary["listings_per_s"]:
             change = round((replica["listings_per_s"] / primary["listings_per_s"] - 1) * 100, 1)
-            lines += ["", f"Lists routed to the standby, one worker: {change:+.1f} % listings/s against the primary alone."]
+            note = f"Lists routed to the standby, one worker: {change:+.1f} % listings/s against the primary alone."
+            lines += ["", note]
         lines.append("")
     return "\n".join([*lines, MARKS[1]])
 
