@@ -114,13 +114,19 @@ def load(session: nox.Session) -> None:
     """Load test the demo on PostgreSQL with wrk: 200 connections, 60 s per backend (``-- --short`` for CI).
 
     Writes docs/load/results.json and docs/load.md; see benchmarks/load.py for the options.
+    ``-- --scaling [--short]``: primary only vs primary + hot standby, 1 vs 2 workers, on the tests' own
+    nodes (benchmarks/load_scaling.py; needs pgbouncer's and PostgreSQL's Debian packages).
     """
     import shutil
 
     if shutil.which("wrk") is None:
         session.error("wrk is not installed: it is the Debian package wrk (sudo apt-get install wrk)")
     _install(session)
-    session.run("python", "benchmarks/load.py", *session.posargs)
+    if "--scaling" in session.posargs:
+        rest = [argument for argument in session.posargs if argument != "--scaling"]
+        session.run("python", "benchmarks/load_scaling.py", *rest)
+    else:
+        session.run("python", "benchmarks/load.py", *session.posargs)
 
 
 @nox.session(default=False)

@@ -77,6 +77,12 @@ def postgres_database_url(database: str) -> str:
 _nodes: list[Any] = []  # the ``tests.nodes.Nodes`` of this run, started on first use
 
 
+def started_nodes() -> Any:
+    """The ``tests.nodes.Nodes`` of this run, started if they are not (see ``node_database_url``)."""
+    node_database_url("postgres", "primary")
+    return _nodes[0]
+
+
 def node_database_url(database: str, node: str) -> str:
     """A plain ``postgresql://`` URL of ``database`` on one of the tests' own nodes, created if missing.
 

@@ -96,6 +96,9 @@ TARGETS = (
     # PostgreSQL through pgbouncer in transaction pooling mode (tests/nodes.py).
     TestTarget("sqlalchemy", "pgbouncer", Store.NODE),
     TestTarget("piccolo", "pgbouncer", Store.NODE),
+    # Written on the tests' primary, listed on its hot standby (read replicas, tests/nodes.py).
+    TestTarget("sqlalchemy", "standby", Store.NODE),
+    TestTarget("piccolo", "standby", Store.NODE),
     TestTarget("beanie", "mongomock", Store.DOCUMENT),
     # The MongoDB server at MONGODB_URL: runs in the beanie-mongomock session when that is set.
     TestTarget("beanie", "mongodb", Store.DOCUMENT, needs_env="MONGODB_URL"),

@@ -5,11 +5,12 @@ a temporary folder, run as the ``postgres`` user when the tests run as root, and
 ``stop``. The machine's own server (5432) is not touched. Ports (issue "When one database is not
 enough"): the primary on 127.0.0.1:5434 with replication allowed from loopback, the standby on
 127.0.0.1:5433, pgbouncer in transaction pooling mode on 127.0.0.1:6432 in front of the primary.
-Standard library only: ``noxfile.py`` and the load benchmark import this module.
+Standard library only (asyncpg inside ``caught_up``): the scaling load benchmark imports this module.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import shutil
@@ -21,7 +22,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ("POOL_SIZE", "NodeError", "Nodes", "start", "stop")
+__all__ = ("POOL_SIZE", "NodeError", "Nodes", "caught_up", "pause", "start", "stop")
 
 PRIMARY_PORT = 5434
 STANDBY_PORT = 5433
@@ -198,3 +199,44 @@ def stop(folder: Path) -> None:
         while not _free(port) and time.monotonic() < deadline:
             time.sleep(0.05)
     shutil.rmtree(folder, ignore_errors=True)
+
+
+def pause(nodes: Nodes, cluster: str, *, stopped: bool) -> None:
+    """Stop (``stopped=True``) or start again the ``primary`` or ``standby`` of ``nodes``.
+
+    Raises:
+        NodeError: pg_ctl failed.
+    """
+    bindir = _binaries()
+    folder = nodes.folder / cluster
+    if stopped:
+        _run([str(bindir / "pg_ctl"), "-D", str(folder), "-m", "fast", "-w", "stop"], f"stopping the {cluster}")
+    else:
+        log = str(nodes.folder / f"{cluster}.log")
+        _run([str(bindir / "pg_ctl"), "-D", str(folder), "-l", log, "-w", "start"], f"starting the {cluster}")
+
+
+async def caught_up(primary: str, standby: str, seconds: float = 30.0) -> None:
+    """Wait until ``standby`` has replayed everything ``primary`` has written so far.
+
+    Raises:
+        TimeoutError: Not within ``seconds``.
+    """
+    import asyncpg
+
+    source = await asyncpg.connect(primary, statement_cache_size=0)
+    try:
+        position = await source.fetchval("SELECT pg_current_wal_lsn()")
+    finally:
+        await source.close()
+    # Its maintenance database: the one written may not have reached the standby yet.
+    replica = await asyncpg.connect(standby.rsplit("/", 1)[0] + "/postgres", statement_cache_size=0)
+    try:
+        deadline = asyncio.get_running_loop().time() + seconds
+        while not await replica.fetchval("SELECT pg_last_wal_replay_lsn() >= $1::pg_lsn", position):
+            if asyncio.get_running_loop().time() > deadline:
+                msg = f"the standby did not replay up to {position} in {seconds:.0f} s"
+                raise TimeoutError(msg)
+            await asyncio.sleep(0.02)
+    finally:
+        await replica.close()

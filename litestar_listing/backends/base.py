@@ -90,6 +90,8 @@ class ListContext:
             ``Capabilities.total_modes`` may answer with the planner's row estimate when it is at
             least ``exact_total_below``.
         exact_total_below: Estimates under this many rows are replaced by an exact count.
+        primary: Read from the primary even where a backend has read replicas (read-your-writes after
+            a commit, for example); a session that holds a transaction or pending writes reads there anyway.
     """
 
     request: Any = None
@@ -99,6 +101,7 @@ class ListContext:
     keyset: bool = False
     total_mode: TotalMode = "exact"
     exact_total_below: int = 10_000
+    primary: bool = False
 
     def remaining(self) -> float | None:
         """Seconds left before ``deadline`` (at least a millisecond), or None without one.

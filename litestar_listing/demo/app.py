@@ -8,6 +8,7 @@ serves any mix of resources.
 No ``from __future__ import annotations``: Litestar reads the annotations of handlers defined here.
 """
 
+import os
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
@@ -30,6 +31,7 @@ from piccolo.querystring import QueryString
 from pymongo import AsyncMongoClient
 from pymongo.asynchronous.database import AsyncDatabase
 from sqlalchemy import distinct, func, make_url, select
+from sqlalchemy.ext.asyncio import create_async_engine
 
 from litestar_listing import (
     EnrichContext,
@@ -189,36 +191,43 @@ async def sqlalchemy_fleet_sizes(carriers: Sequence[str], context: EnrichContext
     return sizes
 
 
-def sqlalchemy_backends(database_url: str) -> DemoBackends:
+def sqlalchemy_backends(database_url: str, replicas: Sequence[str] = ()) -> DemoBackends:
     """The demo's listing backends on SQLAlchemy (``SQLAlchemyBackend`` over the demo models).
 
     Args:
         database_url: A loaded demo database as a SQLAlchemy async URL (see ``create_app``).
+        replicas: URLs of PostgreSQL hot standbys of that database; lists read them (docs: "Scaling out").
 
     Returns:
         The backends, the fleet-size query, the ``SQLAlchemyPlugin`` giving each request a session, and
-        a shutdown hook closing the engine's connections.
+        a shutdown hook closing the engines' connections.
     """
     config = SQLAlchemyAsyncConfig(connection_string=database_url, metadata=DemoBase.metadata, create_all=False)
+    # start-example sqlalchemy-replicas
+    standbys = [create_async_engine(sqlalchemy_url(url)) for url in replicas]
+    # end-example sqlalchemy-replicas
 
     async def dispose_engine() -> None:
         # advanced-alchemy 1.12 disposes the engine of the first config of a process only: its lifespan
         # looks for the engine under ``engine_dependency_key``, but later configs store it under a
         # numbered ``engine_app_state_key`` (``db_engine_1``...). Disposing twice is harmless.
         await config.get_engine().dispose()
+        for engine in standbys:
+            await engine.dispose()
 
     departures = select(func.count()).where(Flight.origin == Airport.faa).correlate(Airport).scalar_subquery()
     return DemoBackends(
         name="sqlalchemy",
-        airlines=SQLAlchemyBackend(Airline, config=config),
-        airports=SQLAlchemyBackend(Airport, config=config, computed={"departures": departures}),
-        planes=SQLAlchemyBackend(Plane, config=config),
-        flights=SQLAlchemyBackend(Flight, config=config),
-        weather=SQLAlchemyBackend(Weather, config=config),
+        airlines=SQLAlchemyBackend(Airline, config=config, replicas=standbys),
+        airports=SQLAlchemyBackend(Airport, config=config, computed={"departures": departures}, replicas=standbys),
+        planes=SQLAlchemyBackend(Plane, config=config, replicas=standbys),
+        flights=SQLAlchemyBackend(Flight, config=config, replicas=standbys),
+        weather=SQLAlchemyBackend(Weather, config=config, replicas=standbys),
         watched_flights=SQLAlchemyBackend(
             WatchedFlight,
             config=config,
             statement=lambda statement: statement.where(WatchedFlight.deleted_at.is_(None)),
+            replicas=standbys,
         ),
         fleet_sizes=sqlalchemy_fleet_sizes,
         plugins=(SQLAlchemyPlugin(config=config),),
@@ -279,11 +288,13 @@ async def piccolo_fleet_sizes(carriers: Sequence[str], context: EnrichContext) -
     return {row["carrier"]: int(row["planes"]) for row in rows}
 
 
-def piccolo_backends(database_url: str) -> DemoBackends:
+def piccolo_backends(database_url: str, replicas: Sequence[str] = ()) -> DemoBackends:
     """The demo's listing backends on Piccolo (``PiccoloBackend`` over ``piccolo_tables``), same database.
 
     Args:
         database_url: A loaded demo database as a SQLAlchemy async URL (see ``piccolo_engine``).
+        replicas: URLs of PostgreSQL hot standbys of that database, as the engine's ``extra_nodes``
+            ``replica1``, ``replica2``...; lists read them (docs: "Scaling out").
 
     Returns:
         The backends on one engine, the fleet-size query, and on PostgreSQL the hooks that open
@@ -293,32 +304,46 @@ def piccolo_backends(database_url: str) -> DemoBackends:
         ValueError: The URL is neither SQLite with a file path nor PostgreSQL.
     """
     engine = piccolo_engine(database_url)
+    names = tuple(f"replica{number}" for number in range(1, len(replicas) + 1))
+    if replicas:
+        if not isinstance(engine, PostgresEngine):
+            msg = "read replicas need a PostgreSQL database"
+            raise ValueError(msg)
+        # start-example piccolo-replicas
+        standbys = {name: piccolo_engine(url) for name, url in zip(names, replicas, strict=True)}
+        engine.extra_nodes = standbys  # type: ignore[assignment]
+        # end-example piccolo-replicas
     departures = QueryString(
         '(SELECT COUNT(*) FROM "flights" WHERE "flights"."origin" = {})', piccolo_tables.Airport.faa
     )
     on_startup: tuple[LifespanHook, ...] = ()
     on_shutdown: tuple[LifespanHook, ...] = ()
     if isinstance(engine, PostgresEngine):
-        pool = engine
+        pools = [engine, *engine.extra_nodes.values()]
 
         async def open_pool() -> None:
-            await pool.start_connection_pool()
+            for pool in pools:
+                await pool.start_connection_pool()
 
         async def close_pool() -> None:
-            await pool.close_connection_pool()
+            for pool in pools:
+                await pool.close_connection_pool()
 
         on_startup, on_shutdown = (open_pool,), (close_pool,)
     return DemoBackends(
         name="piccolo",
-        airlines=PiccoloBackend(piccolo_tables.Airline, engine=engine),
+        airlines=PiccoloBackend(piccolo_tables.Airline, engine=engine, replicas=names),
         airports=PiccoloBackend(
-            piccolo_tables.Airport, engine=engine, computed={"departures": (departures, Integer())}
+            piccolo_tables.Airport, engine=engine, replicas=names, computed={"departures": (departures, Integer())}
         ),
-        planes=PiccoloBackend(piccolo_tables.Plane, engine=engine),
-        flights=PiccoloBackend(piccolo_tables.Flight, engine=engine),
-        weather=PiccoloBackend(piccolo_tables.Weather, engine=engine),
+        planes=PiccoloBackend(piccolo_tables.Plane, engine=engine, replicas=names),
+        flights=PiccoloBackend(piccolo_tables.Flight, engine=engine, replicas=names),
+        weather=PiccoloBackend(piccolo_tables.Weather, engine=engine, replicas=names),
         watched_flights=PiccoloBackend(
-            piccolo_tables.WatchedFlight, engine=engine, where=piccolo_tables.WatchedFlight.deleted_at.is_null()
+            piccolo_tables.WatchedFlight,
+            engine=engine,
+            replicas=names,
+            where=piccolo_tables.WatchedFlight.deleted_at.is_null(),
         ),
         fleet_sizes=piccolo_fleet_sizes,
         on_startup=on_startup,
@@ -421,12 +446,13 @@ def beanie_backends(mongodb: str | AsyncDatabase[Any], *, days: Iterable[date] |
     )
 
 
-def demo_backends(database_url: str, backend: str) -> DemoBackends:
+def demo_backends(database_url: str, backend: str, replicas: Sequence[str] = ()) -> DemoBackends:
     """The demo's backends on the storage library named ``backend``.
 
     Args:
         database_url: A loaded demo database as a SQLAlchemy async URL, or for ``beanie`` a MongoDB URL.
         backend: One of ``BACKENDS``.
+        replicas: PostgreSQL hot standbys of ``database_url`` for the relational backends.
 
     Returns:
         ``sqlalchemy_backends(database_url)``, ``piccolo_backends(database_url)`` or
@@ -443,10 +469,13 @@ def demo_backends(database_url: str, backend: str) -> DemoBackends:
         needed = "a mongodb:// URL" if backend == "beanie" else "a SQLite or PostgreSQL URL"
         msg = f"the {backend} backend needs {needed}, not {database_url!r}"
         raise ValueError(msg)
+    if replicas and backend == "beanie":
+        msg = "read replicas are for the sqlalchemy and piccolo backends (PostgreSQL)"
+        raise ValueError(msg)
     if backend == "sqlalchemy":
-        return sqlalchemy_backends(database_url)
+        return sqlalchemy_backends(database_url, replicas)
     if backend == "piccolo":
-        return piccolo_backends(database_url)
+        return piccolo_backends(database_url, replicas)
     return beanie_backends(database_url)
 
 
@@ -599,7 +628,9 @@ def demo_app(listed: Sequence[Resource], backends: Sequence[DemoBackends], *, de
     )
 
 
-def create_app(database_url: str, *, backend: str = "sqlalchemy", debug: bool = False) -> Litestar:
+def create_app(
+    database_url: str, *, backend: str = "sqlalchemy", replicas: Sequence[str] = (), debug: bool = False
+) -> Litestar:
     """The demo application over an already loaded database (MongoDB: loaded at start-up if needed).
 
     Args:
@@ -609,6 +640,8 @@ def create_app(database_url: str, *, backend: str = "sqlalchemy", debug: bool = 
             ``piccolo_engine``). For ``beanie``, ``mongodb://host[:port][/database]``: the
             application loads the data at start-up unless ``mongo_data.load_documents`` did.
         backend: The storage library serving the resources, one of ``BACKENDS``.
+        replicas: URLs of PostgreSQL hot standbys of ``database_url`` (relational backends): lists
+            read them unless they lag or are down (docs: "Scaling out").
         debug: Litestar's debug mode.
 
     Returns:
@@ -618,5 +651,21 @@ def create_app(database_url: str, *, backend: str = "sqlalchemy", debug: bool = 
         ValueError: ``backend`` is not one of ``BACKENDS``, the URL does not suit it, or Piccolo
             cannot use the URL.
     """
-    backends = demo_backends(database_url, backend)
+    backends = demo_backends(database_url, backend, replicas)
     return demo_app(resources(backends), [backends], debug=debug)
+
+
+APP_ENVIRONMENT = ("LISTING_DEMO_DATABASE", "LISTING_DEMO_BACKEND", "LISTING_DEMO_REPLICAS")
+"""The variables ``app_from_environment`` reads: the arguments of ``create_app`` (replicas comma-separated)."""
+
+
+def app_from_environment() -> Litestar:
+    """``create_app`` from ``APP_ENVIRONMENT``: the factory each uvicorn worker of ``demo --workers N`` calls.
+
+    Raises:
+        KeyError: ``LISTING_DEMO_DATABASE`` is not set.
+    """
+    database = os.environ["LISTING_DEMO_DATABASE"]
+    backend = os.environ.get("LISTING_DEMO_BACKEND") or "sqlalchemy"
+    replicas = tuple(filter(None, os.environ.get("LISTING_DEMO_REPLICAS", "").split(",")))
+    return create_app(database, backend=backend, replicas=replicas)

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from collections.abc import AsyncIterator, Callable, Mapping
+import functools
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -34,6 +35,7 @@ from tests.conformance.fixture import DELETED_IDS, memory_rows, table_rows
 from tests.conformance.models import ConformanceBase, Part, Thing
 from tests.conftest import async_url, document_store, node_database_url, postgres_database_url, scratch_folder
 from tests.matrix import TestTarget
+from tests.nodes import caught_up
 
 THINGS_OPTIONS: Mapping[str, Any] = {
     "filter_fields": (
@@ -95,6 +97,8 @@ class Target:
     Attributes:
         postgres_url: A plain ``postgresql://`` URL of its PostgreSQL database, for SQL by hand (through
             pgbouncer on that target: connect with ``statement_cache_size=0``); None on other stores.
+        standby_url: The plain URL of the hot standby the lists read, on the ``standby`` targets
+            (after writing on ``postgres_url``, wait with ``caught_up``).
     """
 
     id: str
@@ -102,6 +106,7 @@ class Target:
     sessions: Any = None
     engine: Engine[Any] | None = None
     postgres_url: str | None = None
+    standby_url: str | None = None
 
     @property
     def capabilities(self) -> frozenset[str]:
@@ -132,16 +137,20 @@ def memory_target() -> Target:
 
 
 def postgres_target_url(database: str, name: str) -> str | None:
-    """The plain URL of PostgreSQL database ``name`` on a target's ``database``; None for SQLite."""
-    if database == "pgbouncer":
-        return node_database_url(name, "pgbouncer")
+    """The plain URL of PostgreSQL database ``name`` on a target's ``database``; None for SQLite.
+
+    ``pgbouncer``: through the tests' pgbouncer; ``standby``: the tests' primary (written there, read
+    on its standby).
+    """
+    if database in {"pgbouncer", "standby"}:
+        return node_database_url(name, "pgbouncer" if database == "pgbouncer" else "primary")
     return postgres_database_url(name) if database == "postgresql" else None
 
 
-def sqlalchemy_backend(name: str) -> ListingBackend:
+def sqlalchemy_backend(name: str, replicas: Sequence[AsyncEngine] = ()) -> ListingBackend:
     part_count = select(func.count(Part.id)).where(Part.thing_id == Thing.id).correlate(Thing).scalar_subquery()
     live = (lambda statement: statement.where(Thing.deleted_at.is_(None))) if name == "things_live" else None
-    return SQLAlchemyBackend(Thing, statement=live, computed={"part_count": part_count})
+    return SQLAlchemyBackend(Thing, statement=live, computed={"part_count": part_count}, replicas=replicas)
 
 
 async def write_sqlalchemy_rows(engine: AsyncEngine) -> None:
@@ -163,16 +172,24 @@ async def sqlalchemy_target(database: str, name: str = "litestar_listing_conform
     else:
         url = async_url(postgres)
         engine = pooling.sqlalchemy_engine(url) if database == "pgbouncer" else create_async_engine(url)
+    # On the standby target the rows are written on the primary and every list reads the standby.
+    standby = node_database_url(name, "standby") if database == "standby" else None
+    replicas = [create_async_engine(async_url(standby))] if standby else []
     prepare_engine(engine)
     try:
         await write_sqlalchemy_rows(engine)
+        if postgres and standby:
+            await caught_up(postgres, standby)
         sessions = async_sessionmaker(engine)
-        yield Target(f"sqlalchemy:{database}", things_resources(sqlalchemy_backend), sessions, postgres_url=postgres)
+        resources = things_resources(functools.partial(sqlalchemy_backend, replicas=replicas))
+        yield Target(f"sqlalchemy:{database}", resources, sessions, postgres_url=postgres, standby_url=standby)
     finally:
         await engine.dispose()
+        for replica in replicas:
+            await replica.dispose()
 
 
-def piccolo_backend(name: str) -> ListingBackend:
+def piccolo_backend(name: str, replicas: Sequence[str] = ()) -> ListingBackend:
     thing = piccolo_tables.Thing
     part_count = QueryString('(SELECT COUNT(*) FROM "parts" WHERE "parts"."thing_id" = {})', thing.id)
     return PiccoloBackend(
@@ -180,6 +197,7 @@ def piccolo_backend(name: str) -> ListingBackend:
         where=thing.deleted_at.is_null() if name == "things_live" else None,
         computed={"part_count": (part_count, Integer())},
         reverse={"parts": piccolo_tables.Part.thing},
+        replicas=replicas,
     )
 
 
@@ -218,14 +236,23 @@ async def piccolo_target(database: str, name: str = "litestar_listing_conformanc
     name = f"{name}_piccolo"
     engine = piccolo_engine(database, name)
     await write_piccolo_rows(engine)
-    if isinstance(engine, PostgresEngine):
-        await engine.start_connection_pool()
+    postgres = postgres_target_url(database, name)
+    # On the standby target the rows are written on the primary and every list reads the standby.
+    standby = node_database_url(name, "standby") if database == "standby" else None
+    if postgres and standby:
+        await caught_up(postgres, standby)
+        # Made once the standby has the database: Piccolo asks each engine's server version at once.
+        engine.extra_nodes = {"standby": PostgresEngine(config={"dsn": standby}, extensions=())}  # type: ignore[attr-defined]
+    engines = [engine, *getattr(engine, "extra_nodes", {}).values()] if isinstance(engine, PostgresEngine) else []
+    for one in engines:
+        await one.start_connection_pool()
     try:
-        postgres = postgres_target_url(database, name)
-        yield Target(f"piccolo:{database}", things_resources(piccolo_backend), engine=engine, postgres_url=postgres)
+        make = functools.partial(piccolo_backend, replicas=("standby",) if standby else ())
+        resources = things_resources(make)
+        yield Target(f"piccolo:{database}", resources, engine=engine, postgres_url=postgres, standby_url=standby)
     finally:
-        if isinstance(engine, PostgresEngine):
-            await engine.close_connection_pool()
+        for one in engines:
+            await one.close_connection_pool()
 
 
 BEANIE_OPTIONS: Mapping[str, Any] = {

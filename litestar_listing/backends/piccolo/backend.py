@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import sqlite3
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from piccolo.columns import Column
@@ -17,6 +17,7 @@ from litestar_listing.backends.piccolo.compiler import Dialect, QueryCompiler, r
 from litestar_listing.backends.piccolo.introspection import Tables, field_info
 from litestar_listing.backends.piccolo.loading import Guard, Node, Selection, load_many, plan
 from litestar_listing.backends.relational.compiler import KEY_LABEL
+from litestar_listing.backends.relational.replicas import LAG_QUERY, Replica, ReplicaSet, replica_failed
 from litestar_listing.backends.relational.totals import planner_rows, total_of
 from litestar_listing.core.errors import ConfigurationError
 from litestar_listing.core.query import ListQuery, Policy, load_tree
@@ -92,6 +93,13 @@ class PiccoloBackend:
             Thing.id), Integer())}``; they are orderable and appear in each item (spec §4.3.2).
         reverse: Reverse relations (to-many) by name, each as the foreign key pointing back, e.g.
             ``{"parts": Part.thing}``; Piccolo declares no such side itself.
+        replicas: Read replicas (PostgreSQL hot standbys) by their names in the engine's
+            ``extra_nodes``, e.g. ``("replica",)`` for ``PostgresEngine(extra_nodes={"replica": ...})``.
+            A list runs on one of them, in turn, unless it runs inside the caller's transaction
+            (``engine.transaction()``) or ``ListContext.primary`` is set; a replica that is down or lags
+            more than ``max_replica_lag`` seconds is skipped, and a list it fails (unreachable, or
+            cancelled by a recovery conflict) runs again on the primary (docs: "Scaling out").
+        max_replica_lag: Seconds of replay lag beyond which a replica is skipped.
 
     A ``ForeignKey`` gives a relation under its attribute name and a field under its column name
     (``owner`` and ``owner_id``). Items are dicts of the public fields, the computed values and the
@@ -110,9 +118,14 @@ class PiccoloBackend:
         where: Any = None,
         computed: Mapping[str, tuple[QueryString, Column | type[Column]]] | None = None,
         reverse: Mapping[str, ForeignKey[Any]] | None = None,
+        replicas: Sequence[str] = (),
+        max_replica_lag: float = 5.0,
     ) -> None:
         self.table = table
         self.engine = engine
+        self.replica_names = tuple(replicas)
+        self.max_replica_lag = max_replica_lag
+        self._replicas: dict[int, ReplicaSet[Engine[Any]]] = {}
         self._tables = Tables(table, reverse)
         self._graph = self._tables.model_graph()
         self._where = None if where is None else render_condition(where)
@@ -227,12 +240,26 @@ class PiccoloBackend:
         transaction = engine.current_transaction.get()
         if transaction is not None:
             return await self._in_savepoint(query, context, engine, transaction)
+        replicas = self._replica_set(engine) if self.replica_names and not context.primary else None
+        if replicas:
+            replica = await replicas.pick(_replica_lag)
+            if replica is not None:
+                try:
+                    return await self._pooled(query, context, replica.node)
+                except Exception as error:
+                    if not replica_failed(error):
+                        raise
+                    replicas.failed(replica)
         if engine.engine_type == "sqlite":
             # Piccolo opens a SQLite connection (and its thread) per statement outside a transaction;
             # one read transaction gives the page, the total and the eager loads one connection and
             # one snapshot.
             async with engine.transaction():
                 return await self._list(query, context, engine, None)
+        return await self._pooled(query, context, engine)
+
+    async def _pooled(self, query: ListQuery, context: ListContext, engine: Engine[Any]) -> Page:
+        """List on one connection of ``engine`` (PostgreSQL): pooled, or of the list's own without a pool."""
         pool = getattr(engine, "pool", None)
         if pool is None:
             # Without a pool Piccolo opens a connection per statement and, when the statement is
@@ -246,6 +273,27 @@ class PiccoloBackend:
         # that queued for the pool once per statement would time out between its statements.
         async with pool.acquire() as connection:
             return await self._list(query, context, engine, connection)
+
+    def _replica_set(self, engine: Engine[Any]) -> ReplicaSet[Engine[Any]]:
+        """The replicas of ``engine`` (its ``extra_nodes`` named by ``replicas``), made once per engine.
+
+        Raises:
+            ConfigurationError: A name is not among the engine's ``extra_nodes``.
+        """
+        replicas = self._replicas.get(id(engine))
+        if replicas is None:
+            nodes: Mapping[str, Engine[Any]] = getattr(engine, "extra_nodes", None) or {}
+            missing = [name for name in self.replica_names if name not in nodes]
+            if missing:
+                msg = (
+                    f"{self.table.__name__}: replicas {missing} are not among the engine's extra_nodes {sorted(nodes)}"
+                )
+                raise ConfigurationError(msg)
+            replicas = ReplicaSet(
+                [Replica(nodes[name], name) for name in self.replica_names], max_lag=self.max_replica_lag
+            )
+            self._replicas[id(engine)] = replicas
+        return replicas
 
     async def _in_savepoint(
         self, query: ListQuery, context: ListContext, engine: Engine[Any], transaction: Any
@@ -349,3 +397,18 @@ def policy_condition(table: type[Table], policy: Policy | None, engine_type: str
     compiler = _table_compiler(table, dialect)
     condition: QueryString | None = compiler.policy_condition((table, table), policy.entity, {policy.entity: policy})
     return condition
+
+
+async def _replica_lag(engine: Engine[Any]) -> float | None:
+    """The replay lag of the replica ``engine`` in seconds (``LAG_QUERY``)."""
+    pool = getattr(engine, "pool", None)
+    if pool is not None:
+        async with pool.acquire() as connection:
+            lag = await connection.fetchval(LAG_QUERY)
+    else:
+        connection = await engine.get_new_connection()  # type: ignore[attr-defined]
+        try:
+            lag = await connection.fetchval(LAG_QUERY)
+        finally:
+            await connection.close()
+    return None if lag is None else float(lag)

@@ -8,7 +8,7 @@ from contextlib import suppress
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import ColumnElement, Engine, Select, event, exc, inspect, literal_column, select, text
-from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from sqlalchemy.orm import joinedload, selectinload
 
 try:
@@ -24,6 +24,7 @@ from litestar_listing.backends._sqlite import (
     fold_value,
 )
 from litestar_listing.backends.base import TOTAL_MODES, Capabilities, ListContext, Page, driver_unavailable
+from litestar_listing.backends.relational.replicas import LAG_QUERY, Replica, ReplicaSet, replica_failed
 from litestar_listing.backends.relational.totals import planner_rows, total_of
 from litestar_listing.backends.sqlalchemy.compiler import StatementCompiler
 from litestar_listing.backends.sqlalchemy.introspection import field_info, model_graph, public_columns
@@ -110,6 +111,12 @@ class SQLAlchemyBackend:
             each item (spec §4.3.2).
         to_item: Turns ``(instance, extra columns)`` into the item dict; by default every
             non-private column, the computed values, and the eager-loaded relations.
+        replicas: Read replicas (PostgreSQL hot standbys): ``AsyncEngine``s or advanced-alchemy configs.
+            A list runs on one of them, in turn, unless the request's session holds a transaction or
+            pending writes, or ``ListContext.primary`` is set; a replica that is down or lags more than
+            ``max_replica_lag`` seconds is skipped, and a list it fails (unreachable, or cancelled by a
+            recovery conflict) runs again on the primary (docs: "Scaling out").
+        max_replica_lag: Seconds of replay lag beyond which a replica is skipped.
     """
 
     capabilities = Capabilities(keyset=True, total_modes=frozenset(TOTAL_MODES), row_policies=True)
@@ -124,9 +131,16 @@ class SQLAlchemyBackend:
         statement: Select[Any] | Callable[[Select[Any]], Select[Any]] | None = None,
         computed: Mapping[str, ColumnElement[Any]] | None = None,
         to_item: Callable[[Any, Mapping[str, Any]], dict[str, Any]] | None = None,
+        replicas: Sequence[AsyncEngine | SQLAlchemyAsyncConfig] = (),
+        max_replica_lag: float = 5.0,
     ) -> None:
         self.model = model
         self.config = config
+        engines = [replica if isinstance(replica, AsyncEngine) else replica.get_engine() for replica in replicas]
+        self.replicas: ReplicaSet[async_sessionmaker[AsyncSession]] = ReplicaSet(
+            [Replica(async_sessionmaker(engine, expire_on_commit=False), str(engine.url)) for engine in engines],
+            max_lag=max_replica_lag,
+        )
         computed = dict(computed or {})
         base = select(model)
         if computed:
@@ -236,6 +250,16 @@ class SQLAlchemyBackend:
 
     async def _fetch(self, query: ListQuery, context: ListContext) -> Page:
         session = self.session(context)
+        if self.replicas and not (context.primary or session.in_transaction() or _has_writes(session)):
+            replica = await self.replicas.pick(_replica_lag)
+            if replica is not None:
+                try:
+                    async with replica.node() as replica_session:
+                        return await self._timed(replica_session, query, context)
+                except Exception as error:
+                    if not replica_failed(error):
+                        raise
+                    self.replicas.failed(replica)
         if not session.in_transaction():
             try:
                 return await self._timed(session, query, context)
@@ -378,3 +402,15 @@ def policy_condition(
         (model, ()), policy.entity, {policy.entity: policy}
     )
     return condition
+
+
+def _has_writes(session: AsyncSession) -> bool:
+    """Whether ``session`` holds changes not yet flushed (a flush would begin a transaction)."""
+    return bool(session.new or session.dirty or session.deleted)
+
+
+async def _replica_lag(sessions: async_sessionmaker[AsyncSession]) -> float | None:
+    """The replay lag of the replica behind ``sessions`` in seconds (``LAG_QUERY``)."""
+    async with sessions() as session:
+        lag = (await session.execute(text(LAG_QUERY))).scalar_one()
+    return None if lag is None else float(lag)
