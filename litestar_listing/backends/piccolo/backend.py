@@ -17,7 +17,7 @@ from litestar_listing.backends.piccolo.compiler import Dialect, QueryCompiler, r
 from litestar_listing.backends.piccolo.introspection import Tables, field_info
 from litestar_listing.backends.piccolo.loading import Guard, Node, Selection, load_many, plan
 from litestar_listing.backends.relational.compiler import KEY_LABEL
-from litestar_listing.backends.relational.replicas import LAG_QUERY, Replica, ReplicaSet, replica_failed
+from litestar_listing.backends.relational.replicas import LAG_QUERY, Replica, ReplicaSet
 from litestar_listing.backends.relational.totals import planner_rows, total_of
 from litestar_listing.core.errors import ConfigurationError
 from litestar_listing.core.query import ListQuery, Policy, load_tree
@@ -242,14 +242,9 @@ class PiccoloBackend:
             return await self._in_savepoint(query, context, engine, transaction)
         replicas = self._replica_set(engine) if self.replica_names and not context.primary else None
         if replicas:
-            replica = await replicas.pick(_replica_lag)
-            if replica is not None:
-                try:
-                    return await self._pooled(query, context, replica.node)
-                except Exception as error:
-                    if not replica_failed(error):
-                        raise
-                    replicas.failed(replica)
+            page = await replicas.serve(_replica_lag, lambda node: self._pooled(query, context, node))
+            if page is not None:
+                return page
         if engine.engine_type == "sqlite":
             # Piccolo opens a SQLite connection (and its thread) per statement outside a transaction;
             # one read transaction gives the page, the total and the eager loads one connection and

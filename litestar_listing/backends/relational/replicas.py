@@ -20,6 +20,7 @@ from litestar_listing.backends.base import driver_unavailable
 __all__ = ("LAG_QUERY", "Replica", "ReplicaSet", "replica_failed")
 
 N = TypeVar("N")
+T = TypeVar("T")
 
 LAG_QUERY = (
     "SELECT CASE WHEN NOT pg_is_in_recovery() THEN NULL"
@@ -114,6 +115,23 @@ class ReplicaSet(Generic[N]):
             self._next = (self._next + step + 1) % count
             return replica
         return None
+
+    async def serve(self, probe: Callable[[N], Awaitable[float | None]], run: Callable[[N], Awaitable[T]]) -> T | None:
+        """``run(node)`` on the next usable replica (see ``pick``); None when the primary must serve.
+
+        None too when the replica tried could not serve (``replica_failed``): it is marked down and the
+        caller runs the list on the primary, once. Any other error of ``run`` propagates.
+        """
+        replica = await self.pick(probe)
+        if replica is None:
+            return None
+        try:
+            return await run(replica.node)
+        except Exception as error:
+            if not replica_failed(error):
+                raise
+            self.failed(replica)
+            return None
 
     def failed(self, replica: Replica[N]) -> None:
         """Skip ``replica`` for ``down_for`` seconds (it failed to answer)."""

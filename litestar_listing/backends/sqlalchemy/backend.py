@@ -24,7 +24,7 @@ from litestar_listing.backends._sqlite import (
     fold_value,
 )
 from litestar_listing.backends.base import TOTAL_MODES, Capabilities, ListContext, Page, driver_unavailable
-from litestar_listing.backends.relational.replicas import LAG_QUERY, Replica, ReplicaSet, replica_failed
+from litestar_listing.backends.relational.replicas import LAG_QUERY, Replica, ReplicaSet
 from litestar_listing.backends.relational.totals import planner_rows, total_of
 from litestar_listing.backends.sqlalchemy.compiler import StatementCompiler
 from litestar_listing.backends.sqlalchemy.introspection import field_info, model_graph, public_columns
@@ -251,15 +251,14 @@ class SQLAlchemyBackend:
     async def _fetch(self, query: ListQuery, context: ListContext) -> Page:
         session = self.session(context)
         if self.replicas and not (context.primary or session.in_transaction() or _has_writes(session)):
-            replica = await self.replicas.pick(_replica_lag)
-            if replica is not None:
-                try:
-                    async with replica.node() as replica_session:
-                        return await self._timed(replica_session, query, context)
-                except Exception as error:
-                    if not replica_failed(error):
-                        raise
-                    self.replicas.failed(replica)
+
+            async def on_replica(sessions: async_sessionmaker[AsyncSession]) -> Page:
+                async with sessions() as replica_session:
+                    return await self._timed(replica_session, query, context)
+
+            page = await self.replicas.serve(_replica_lag, on_replica)
+            if page is not None:
+                return page
         if not session.in_transaction():
             try:
                 return await self._timed(session, query, context)
