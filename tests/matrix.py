@@ -37,8 +37,14 @@ class Store(str, enum.Enum):
 
     @property
     def paths(self) -> tuple[str, ...]:
-        """The test folders a session of this kind runs besides ``SHARED_PATHS``."""
-        return _STORE_PATHS[self]
+        """The test folders a session of this kind runs: its own, then ``SHARED_PATHS``.
+
+        The node targets (pgbouncer, standby) run the conformance table but not ``tests/hostile``: they
+        are the PostgreSQL targets' statements through another connection path, and the hostile tests
+        run on those targets already.
+        """
+        shared = ("tests/conformance",) if self is Store.NODE else SHARED_PATHS
+        return (*_STORE_PATHS[self], *shared)
 
 
 # The engine and plugin tests and the docs' examples (SQLite in memory) need no database server.
@@ -50,7 +56,7 @@ _STORE_PATHS = {
     Store.DOCUMENT: ("tests/document_store", "tests/demo"),
 }
 SHARED_PATHS = ("tests/conformance", "tests/hostile")
-"""Run in every session: the conformance table and the hostile-client tests."""
+"""Run in every session (the node targets: the conformance table only, see ``Store.paths``)."""
 
 
 @dataclass(frozen=True)
