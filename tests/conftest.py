@@ -131,6 +131,36 @@ def scratch_folder(prefix: str) -> Path:
     return Path(tempfile.mkdtemp(prefix=f"{prefix}-", dir=_scratch[0]))
 
 
+def demo_sqlite_copy(folder: Path) -> Path:
+    """A copy, at ``folder/nycflights13.sqlite``, of the demo database loaded by the demo's own loader.
+
+    The loaded original is kept beside the other runs' scratch folders (in the system's temporary
+    folder, per checkout), named by a hash of the demo's loader and models: a CI run loads
+    nycflights13 into SQLite once (about 20 s) instead of once per pytest process and fixture. Loading
+    is idempotent and concurrent runs wait for each other (``demo.data.load``); the copy goes through
+    SQLite's backup API, so it is a consistent, committed database the caller may write to.
+    """
+    import sqlite3
+
+    from litestar_listing.demo import data
+
+    sources = sorted(Path(data.__file__).parent.glob("*.py"))
+    fingerprint = hashlib.sha1(b"".join(path.read_bytes() for path in sources), usedforsecurity=False).hexdigest()
+    cache = Path(tempfile.gettempdir()) / f"litestar-listing-demo-{POSTGRES_TAG}"
+    cache.mkdir(exist_ok=True)
+    original = cache / f"nycflights13-{fingerprint[:12]}.sqlite"
+    for stale in cache.glob("nycflights13-*.sqlite"):  # loaded by an older version of the demo
+        if stale != original:
+            stale.unlink(missing_ok=True)
+    asyncio.run(data.load(f"sqlite+aiosqlite:///{original}", progress=False))
+    copy = folder / "nycflights13.sqlite"
+    with sqlite3.connect(original) as source, sqlite3.connect(copy) as target:
+        source.backup(target)
+    source.close()
+    target.close()
+    return copy
+
+
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """Leave no trace of the run: its scratch folders and the PostgreSQL databases it created."""
     for folder in _scratch:

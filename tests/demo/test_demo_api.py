@@ -18,7 +18,7 @@ from litestar.testing import TestClient
 
 from litestar_listing.demo.app import create_app
 from litestar_listing.demo.data import load
-from tests.conftest import async_url, postgres_database_url
+from tests.conftest import async_url, demo_sqlite_copy, postgres_database_url
 from tests.demo.reference import column, scalar
 from tests.docs.test_guide_examples import answer
 from tests.matrix import Store, backends_of, databases_of, selected
@@ -50,10 +50,10 @@ def loaded_url(database: str, tmp_path_factory: pytest.TempPathFactory) -> str:
     url = _loaded.get(database)
     if url is None:
         if database == "sqlite":
-            url = f"sqlite+aiosqlite:///{tmp_path_factory.mktemp('demo') / 'nycflights13.sqlite'}"
+            url = f"sqlite+aiosqlite:///{demo_sqlite_copy(tmp_path_factory.mktemp('demo'))}"
         else:
             url = async_url(postgres_database_url(DEMO_PG_DATABASE))
-        asyncio.run(load(url, progress=False))
+            asyncio.run(load(url, progress=False))
         _loaded[database] = url
     return url
 

@@ -24,6 +24,7 @@ from litestar_listing.demo.server import (
     server_errors,
     start,
 )
+from tests.conftest import demo_sqlite_copy
 from tests.matrix import Store, backends_of, selected
 
 BACKENDS = backends_of(selected(store=Store.SQL, database="sqlite"))
@@ -32,8 +33,8 @@ pytestmark = pytest.mark.skipif(not BACKENDS, reason="the demo is served from SQ
 
 @pytest.fixture(scope="module")
 def demo_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("served") / "nycflights13.sqlite"
-    assert load_demo(f"sqlite:///{path}") > 0
+    path = demo_sqlite_copy(tmp_path_factory.mktemp("served"))
+    assert load_demo(f"sqlite:///{path}") > 0  # the CLI's --load-only finds it loaded and leaves it
     return path
 
 

@@ -80,3 +80,20 @@ def test_loading_collects_only_relational_targets_by_default() -> None:
     ids = {line.split("[", 1)[1].rstrip("]").split("-", 1)[0] for line in done.stdout.splitlines() if "[" in line}
     expected = {target.id for target in TARGETS if target.store is Store.SQL}
     assert ids == expected, done.stdout
+
+
+def test_sessions_of_one_server_are_marked_so_ci_never_overlaps_them() -> None:
+    servers = {target.id: target.server for target in TARGETS}
+    assert servers == {
+        "memory": "",
+        "sqlalchemy:sqlite": "",
+        "piccolo:sqlite": "",
+        "sqlalchemy:postgresql": "postgresql",
+        "piccolo:postgresql": "postgresql",
+        "sqlalchemy:pgbouncer": "nodes",
+        "piccolo:pgbouncer": "nodes",
+        "sqlalchemy:standby": "nodes",
+        "piccolo:standby": "nodes",
+        "beanie:mongomock": "",
+        "beanie:mongodb": "",
+    }
