@@ -115,6 +115,9 @@ class Resource:
             ``X-Total-Mode`` header says ``estimated`` or ``exact``. An extension of spec §2.2.
         exact_total_below: With ``total_mode="estimated"``, estimates under this many rows are
             counted exactly.
+        primary: Read every list from the primary, never from the backend's read replicas (data that
+            must be current to the last commit, e.g. an account's own recent orders); ``list(primary=...)``
+            decides per call. Without replicas it changes nothing (docs: "Scaling out").
         item: The item type shown in OpenAPI; derived from the model when None.
         message: The envelope's ``message`` text (spec §2.1).
         description: The endpoint's description in OpenAPI.
@@ -140,6 +143,7 @@ class Resource:
     keyset: bool = False
     total_mode: TotalMode = "exact"
     exact_total_below: int = 10_000
+    primary: bool = False
     item: Any = None
     message: str = ""
     description: str = ""
@@ -300,6 +304,7 @@ class Resource:
         *,
         load: Sequence[str] | None = None,
         session: Any = None,
+        primary: bool | None = None,
     ) -> msgspec.Struct:
         """The list action: parse, fetch the page and total, enrich, wrap in the envelope.
 
@@ -308,6 +313,8 @@ class Resource:
             params: Query parameters to use instead of the request's.
             load: Relations to eager-load for this call, instead of ``self.load`` (spec §4.5).
             session: A session or connection for the backend instead of the request's.
+            primary: Read from the primary (True) or let the backend pick a replica (False) for this
+                call; None follows ``self.primary``.
 
         Returns:
             The envelope of spec §2.1 (``data``, ``pagination``, ``message``, ``status``).
@@ -318,7 +325,9 @@ class Resource:
             ServiceUnavailableException: The store did not answer within ``timeout``, or is
                 unreachable, or has no free connection (503, with ``Retry-After``).
         """
-        envelope, _headers = await self.list_with_headers(connection, params, load=load, session=session)
+        envelope, _headers = await self.list_with_headers(
+            connection, params, load=load, session=session, primary=primary
+        )
         return envelope
 
     async def list_with_headers(
@@ -328,6 +337,7 @@ class Resource:
         *,
         load: Sequence[str] | None = None,
         session: Any = None,
+        primary: bool | None = None,
     ) -> tuple[msgspec.Struct, dict[str, str]]:
         """``list``, with the response headers of the extensions the resource opts into.
 
@@ -346,11 +356,12 @@ class Resource:
             params = read.pairs
         else:
             query = self.parse(params, connection)
+        primary = self.primary if primary is None else primary
         if self.admission is None:
-            return await self._list_admitted(connection, query, params, load, session)
+            return await self._list_admitted(connection, query, params, load, session, primary=primary)
         try:
             async with self.admission.admitted():
-                return await self._list_admitted(connection, query, params, load, session)
+                return await self._list_admitted(connection, query, params, load, session, primary=primary)
         except UnavailableError as error:  # only admission raises it here: _fetch maps the backends' own
             detail = f"listing {self.name} is not possible now: {error}; try again"
             raise ServiceUnavailableException(detail=detail, headers={"Retry-After": "1"}) from error
@@ -362,6 +373,8 @@ class Resource:
         params: Sequence[tuple[str, str]],
         load: Sequence[str] | None,
         session: Any,
+        *,
+        primary: bool,
     ) -> tuple[msgspec.Struct, dict[str, str]]:
         if load is not None:
             try:
@@ -379,6 +392,7 @@ class Resource:
             keyset=self.keyset,
             total_mode=self.total_mode,
             exact_total_below=self.exact_total_below,
+            primary=primary,
         )
         page = await self._fetch(query, context)
         window = query.window

@@ -7,11 +7,13 @@ computed value, true on the standby and false on the primary.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import datetime as dt
 from collections.abc import AsyncIterator
 from typing import Any
 
 import asyncpg
+import msgspec
 import pytest
 from piccolo.columns import Boolean as PiccoloBoolean
 from piccolo.querystring import QueryString
@@ -99,6 +101,24 @@ async def test_a_request_that_wrote_lists_on_the_primary_and_sees_its_row(target
 
 async def test_the_call_may_ask_for_the_primary(target: Target, standby: AsyncEngine) -> None:
     assert set(await served_by_standby(target, resource(target, standby), primary=True)) == {False}
+
+
+async def listed_by_standby(target: Target, listed: Resource, *, primary: bool | None = None) -> set[bool]:
+    """Through the resource's list action (``Resource.list``), as a handler would call it."""
+    async with target.context() as context:
+        envelope = await listed.list(None, [], session=context.session, primary=primary)
+    return {item["on_standby"] for item in msgspec.to_builtins(envelope)["data"]}
+
+
+async def test_a_resource_may_ask_for_the_primary_and_a_call_may_override_it(
+    target: Target, standby: AsyncEngine
+) -> None:
+    listed = resource(target, standby)
+    assert await listed_by_standby(target, listed) == {True}
+    assert await listed_by_standby(target, listed, primary=True) == {False}
+    on_primary = dataclasses.replace(listed, primary=True)
+    assert await listed_by_standby(target, on_primary) == {False}
+    assert await listed_by_standby(target, on_primary, primary=False) == {True}
 
 
 async def test_a_stopped_standby_falls_back_to_the_primary_without_an_error(
