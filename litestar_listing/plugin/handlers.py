@@ -8,6 +8,7 @@ from typing import Any
 from litestar import Request, Response, get, head
 from litestar.enums import MediaType
 from litestar.handlers import HTTPRouteHandler
+from litestar.openapi.spec import Operation
 
 from litestar_listing.plugin.openapi import SharedSchemas, list_operation_class
 from litestar_listing.plugin.problems import ErrorShapes
@@ -69,7 +70,10 @@ def list_handler(
         opt=dict(options.opt) or None,
         security=None if options.security is None else list(options.security),
         include_in_schema=options.include_in_schema,
-        operation_class=list_operation_class(resource, shared, errors=errors, guarded=bool(options.guards)),
+        # Out of the schema: no operation, so no component it alone would refer to.
+        operation_class=list_operation_class(resource, shared, errors=errors, guarded=bool(options.guards))
+        if options.include_in_schema
+        else Operation,
     )(list_items)
 
 

@@ -62,8 +62,8 @@ class ServedRoute:
     Attributes:
         path: The full path of the list route, ``{path_prefix}/{path}/``.
         operation_id: The OpenAPI ``operationId``, unique in the application.
-        name: The Litestar route name (``app.route_reverse``): ``listing:<resource name>`` for
-            ``list_<name>``, else ``listing:<operation id>``; ``HEAD`` adds ``:head``.
+        name: The Litestar route name (``app.route_reverse``): ``listing:`` and the operation id
+            without its ``list_`` (``listing:flights``, ``listing:flights_api_v2``); ``HEAD`` adds ``:head``.
         options: The declared options.
     """
 
@@ -161,8 +161,7 @@ def resolve_routes(plugins: Sequence[RoutedPlugin], target: RoutedPlugin) -> dic
             options = plugin.routes.get(resource.name, RouteOptions())
             operation_id = options.operation_id or _free_id(resource.name, plugin.path_prefix, taken)
             taken.setdefault(operation_id, resource.name)
-            plain = operation_id == f"list_{resource.name}"
-            name = f"listing:{resource.name}" if plain else f"listing:{operation_id}"
+            name = f"listing:{operation_id.removeprefix('list_')}"
             path = route_path(plugin.path_prefix, resource, options)
             served[resource.name] = ServedRoute(path, operation_id, name, options)
         if plugin is target:
