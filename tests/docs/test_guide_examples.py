@@ -628,7 +628,7 @@ def test_one_resource_under_two_versions(clients: Clients) -> None:
     assert ids(get_with(client, "/api/v2/changes/", {"X-Staff": "yes"})) == [3, 2, 1]
     assert client.head("/api/v2/changes/", headers={"X-Staff": "yes"}).status_code == 200
     handler = client.app.route_handler_method_map["/api/v2/changes"]["GET"]
-    assert handler.opt["staff_token"] == "yes"
+    assert handler.opt["staff_marker"] == "yes"
     assert client.app.route_reverse("listing:books") == "/api/v1/books"
     assert client.app.route_reverse("listing:books_api_v2") == "/api/v2/catalogue"
 

@@ -53,7 +53,7 @@ changes = Resource("changes", SQLAlchemyBackend(Change, config=config), default_
 # start-example guard
 def staff_only(connection: ASGIConnection[Any, Any, Any, Any], handler: BaseRouteHandler) -> None:
     """A Litestar guard: refuse (403) unless the request says it comes from staff."""
-    if connection.headers.get("x-staff") != handler.opt["staff_token"]:
+    if connection.headers.get("x-staff") != handler.opt["staff_marker"]:
         raise PermissionDeniedException("staff only")
 
 
@@ -68,7 +68,7 @@ version_2 = ListingPlugin(
         # GET /api/v2/catalogue/, operationId list_books_api_v2 (list_books is version 1's)
         "books": RouteOptions(path="catalogue", tags=["catalogue"], security=[{"ApiKey": []}]),
         # GET /api/v2/changes/ for staff only, left out of OpenAPI
-        "changes": RouteOptions(guards=[staff_only], opt={"staff_token": "yes"}, include_in_schema=False),
+        "changes": RouteOptions(guards=[staff_only], opt={"staff_marker": "yes"}, include_in_schema=False),
     },
 )
 # end-example plugins
