@@ -104,7 +104,7 @@ def check_routes(resources: Sequence[Resource], path_prefix: str, routes: Mappin
         if name not in names:
             hint = closest(name, names)
             msg = f"routes names {name!r}, which is no resource of this plugin" + (
-                f" (did you mean {hint})" if hint else ""
+                f" (did you mean {' or '.join(hint)}?)" if hint else ""
             )
             raise ConfigurationError(msg)
         if not isinstance(options, RouteOptions):
