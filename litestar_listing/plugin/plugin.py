@@ -97,7 +97,8 @@ class ListingPlugin(InitPluginProtocol):
         _check_shared_resources(plugins)
         served = resolve_routes(plugins, self)
         errors = ErrorShapes.detect(app_config.plugins)
-        self.shared_schemas = SharedSchemas.of_application(app_config.openapi_config, self.shared_schemas)
+        # Fresh per application, unless an earlier plugin of this one already shares some.
+        self.shared_schemas = SharedSchemas.of_application(app_config.openapi_config, SharedSchemas())
         for resource in self.resources:
             route = served[resource.name]
             app_config.route_handlers.append(

@@ -18,6 +18,7 @@ from litestar.exceptions import (
     ServiceUnavailableException,
     ValidationException,
 )
+from litestar.plugins.problem_details import ProblemDetailsPlugin
 
 __all__ = ("ERROR_EXCEPTIONS", "ErrorFormat", "ErrorShapes")
 
@@ -64,8 +65,6 @@ class ErrorShapes:
         Returns:
             The formats; all ``"litestar"`` without the plugin.
         """
-        from litestar.plugins.problem_details import ProblemDetailsPlugin
-
         formats: dict[int, ErrorFormat] = {}
         for plugin in plugins:
             if not isinstance(plugin, ProblemDetailsPlugin):
