@@ -4,6 +4,7 @@ from litestar_listing.plugin.envelope import Pagination
 from litestar_listing.plugin.plugin import ListingPlugin
 from litestar_listing.plugin.policies import RowPolicy, request_policies
 from litestar_listing.plugin.resource import EnrichContext, Resource
+from litestar_listing.plugin.routes import RouteOptions
 from litestar_listing.plugin.scoping import ScopeRule, UserSource, owner_scope, tenant_scope
 
 __all__ = (
@@ -11,6 +12,7 @@ __all__ = (
     "ListingPlugin",
     "Pagination",
     "Resource",
+    "RouteOptions",
     "RowPolicy",
     "ScopeRule",
     "UserSource",

@@ -30,6 +30,7 @@ from litestar_listing.core.operators import Element, Operator
 from litestar_listing.core.parsing import MAX_OFFSET
 from litestar_listing.core.query import LOOKUP_SEP, FilterSyntax
 from litestar_listing.core.schema import FieldInfo, ValueType
+from litestar_listing.plugin.problems import ErrorFormat, ErrorShapes
 
 if TYPE_CHECKING:
     from litestar.openapi import OpenAPIConfig
@@ -42,6 +43,8 @@ __all__ = (
     "error_schema",
     "list_operation_class",
     "list_parameters",
+    "problem_schema",
+    "refusals",
     "with_shared_schemas",
 )
 
@@ -69,9 +72,28 @@ class SharedSchemas:
 
     __slots__ = ("schemas",)
 
-    def __init__(self) -> None:
-        self.schemas: dict[str, dict[str, Any]] = {}
-        """Each shared schema by component name, in JSON Schema key names."""
+    def __init__(self, schemas: dict[str, dict[str, Any]] | None = None) -> None:
+        self.schemas: dict[str, dict[str, Any]] = {} if schemas is None else schemas
+        """Each shared schema by component name, in JSON Schema key names (``schemas`` itself when given)."""
+
+    @classmethod
+    def of_application(cls, config: OpenAPIConfig | None, own: SharedSchemas) -> SharedSchemas:
+        """The schemas the application's list operations share: those of an earlier plugin, else ``own``.
+
+        Several ``ListingPlugin``s (API versions) in one application share one set of components:
+        the second plugin names its schemas next to the first's (``reference`` numbers a name
+        holding another schema), and ``with_shared_schemas`` then writes them all.
+
+        Args:
+            config: The application's OpenAPI configuration, as left by the plugins before.
+            own: The plugin's own schemas, used when no plugin before it shared any.
+        """
+        components = None if config is None else config.components
+        parts = components if isinstance(components, list) else [components]
+        for part in parts:
+            if isinstance(part, ListingComponents):
+                return cls(part.listing_schemas)
+        return own
 
     def reference(self, name: str, schema: dict[str, Any]) -> Reference:
         """A ``$ref`` to ``schema`` shared as ``name``; another schema under that name gets ``name2``, ...
@@ -135,9 +157,21 @@ def with_shared_schemas(config: OpenAPIConfig, shared: SharedSchemas) -> OpenAPI
         config: The application's OpenAPI configuration; a list of ``Components`` is merged as
             Litestar merges it.
         shared: The schemas the list operations refer to.
+
+    Raises:
+        ImproperlyConfiguredException: ``config`` already holds an earlier plugin's schemas and one
+            of its names holds a different schema in ``shared`` (plugins that do not share one
+            ``SharedSchemas.of_application``).
     """
     parts = config.components if isinstance(config.components, list) else [config.components]
     values: dict[str, Any] = {}
+    # An earlier plugin's schemas stay (``SharedSchemas.of_application`` usually shares their dict).
+    listing = {
+        name: schema
+        for part in parts
+        if isinstance(part, ListingComponents)
+        for name, schema in part.listing_schemas.items()
+    }
     for part in parts:
         for item in fields(Components):
             value = getattr(part, item.name, None)
@@ -145,7 +179,13 @@ def with_shared_schemas(config: OpenAPIConfig, shared: SharedSchemas) -> OpenAPI
                 values[item.name] = {**(values.get(item.name) or {}), **value}
     # A shallow copy: ``dataclasses.replace`` would run the config's ``__post_init__`` (and its warnings) again.
     copied = copy.copy(config)
-    copied.components = ListingComponents(**values, listing_schemas=shared.schemas)
+    clashes = sorted(name for name, schema in shared.schemas.items() if listing.get(name, schema) != schema)
+    if clashes:
+        msg = f"OpenAPI components/schemas {clashes} name different schemas of two listing plugins"
+        raise ImproperlyConfiguredException(msg)
+    # The same dict when it holds them all: schemas named after this call are written too.
+    listing = shared.schemas if listing.keys() <= shared.schemas.keys() else {**listing, **shared.schemas}
+    copied.components = ListingComponents(**values, listing_schemas=listing)
     return copied
 
 
@@ -366,12 +406,28 @@ def _document_filters(resource: Resource, shared: SharedSchemas) -> list[Paramet
     return parameters
 
 
+_EXTRA_SCHEMA: dict[str, Any] = {
+    "type": "array",
+    "minItems": 1,
+    "items": {
+        "type": "object",
+        "required": ["key", "message", "source"],
+        "properties": {
+            "key": {"type": "string"},
+            "message": {"type": "string", "minLength": 1},
+            "source": {"type": "string", "const": "query"},
+        },
+    },
+}
+"""``extra`` of a 400: every bad parameter as ``{key, message, source: "query"}``."""
+
+
 def error_schema(status: int = 400) -> dict[str, Any]:
     """Litestar's error body for ``status``: ``{status_code, detail, extra}``, as JSON Schema.
 
     For 400 (``InvalidQueryError``), ``extra`` lists every bad parameter as ``{key, message,
-    source: "query"}``, ``key`` being the parameter's name as sent. Other statuses (401 from a forced
-    filter, 503 from an unavailable store) have no ``extra``.
+    source: "query"}``, ``key`` being the parameter's name as sent. Other statuses (401 and 403 from
+    a forced filter or a row policy, 503 from an unavailable store) have no ``extra``.
     """
     properties: dict[str, Any] = {
         "status_code": {"type": "integer", "const": status},
@@ -379,33 +435,79 @@ def error_schema(status: int = 400) -> dict[str, Any]:
     }
     if status != 400:
         return {"type": "object", "required": ["status_code", "detail"], "properties": properties}
-    properties["extra"] = {
-        "type": "array",
-        "minItems": 1,
-        "items": {
-            "type": "object",
-            "required": ["key", "message", "source"],
-            "properties": {
-                "key": {"type": "string"},
-                "message": {"type": "string", "minLength": 1},
-                "source": {"type": "string", "const": "query"},
-            },
-        },
-    }
+    properties["extra"] = _EXTRA_SCHEMA
     return {"type": "object", "required": ["status_code", "detail", "extra"], "properties": properties}
 
 
-_ERROR_NAMES = {400: "InvalidQuery", 401: "AuthenticationRequired", 503: "StoreUnavailable"}
-"""Component names of the error bodies (``components/schemas/ListingError<name>``)."""
+def problem_schema(status: int = 400, error_format: ErrorFormat = "problem") -> dict[str, Any]:
+    """The RFC 9457 problem details body of ``status`` under Litestar's ``ProblemDetailsPlugin``, as JSON Schema.
+
+    Args:
+        status: The HTTP status.
+        error_format: ``"problem"``: what the plugin makes of the exception
+            (``enable_for_all_http_exceptions``): ``{status, title, detail}``, ``title`` holding the
+            exception's message and ``detail`` the status phrase, and for a 400 ``extra`` as in
+            ``error_schema``. ``"mapped"``: made by the application's own function, so only
+            ``status`` is required and the other RFC 9457 members are typed.
+
+    Returns:
+        A JSON Schema object.
+    """
+    if error_format == "mapped":
+        properties: dict[str, Any] = {"status": {"type": "integer"}}
+        properties.update({name: {"type": "string"} for name in ("type", "title", "detail", "instance")})
+        return {"type": "object", "required": ["status"], "properties": properties}
+    properties = {
+        "status": {"type": "integer", "const": status},
+        "title": {"type": "string", "minLength": 1, "description": "What went wrong."},
+        "detail": {"type": "string", "minLength": 1, "description": "The HTTP status phrase."},
+    }
+    if status == 400:
+        properties["extra"] = _EXTRA_SCHEMA
+    return {"type": "object", "required": list(properties), "properties": properties}
+
+
+_ERROR_NAMES = {400: "InvalidQuery", 401: "AuthenticationRequired", 403: "PermissionDenied", 503: "StoreUnavailable"}
+"""Component names of the error bodies: ``components/schemas/Listing<name>``, ``Listing<name>Problem``."""
 
 
 def _error_response(
-    description: str, status: int, shared: SharedSchemas, headers: dict[str, OpenAPIHeader | Reference] | None = None
+    description: str,
+    status: int,
+    shared: SharedSchemas,
+    errors: ErrorShapes,
+    headers: dict[str, OpenAPIHeader | Reference] | None = None,
 ) -> OpenAPIResponse:
-    schema = shared.reference(f"Listing{_ERROR_NAMES[status]}", error_schema(status))
+    error_format = errors.format(status)
+    if error_format == "litestar":
+        schema = shared.reference(f"Listing{_ERROR_NAMES[status]}", error_schema(status))
+    elif error_format == "problem":
+        schema = shared.reference(f"Listing{_ERROR_NAMES[status]}Problem", problem_schema(status))
+    else:
+        schema = shared.reference("ListingProblemDetails", problem_schema(status, "mapped"))
     return OpenAPIResponse(
-        description=description, headers=headers, content={"application/json": OpenAPIMediaType(schema=schema)}
+        description=description,
+        headers=headers,
+        content={errors.media_type(status): OpenAPIMediaType(schema=schema)},
     )
+
+
+def refusals(resource: Resource) -> frozenset[int]:
+    """The statuses a built resource's scoping may refuse a request with: 401, 403, or none.
+
+    A scope (``Resource.scopes``) may answer 401 (no user) and 403 (a user without the claim it
+    reads). A row policy with a rule on a model the resource reaches may answer 403 for the same
+    reason, and 401 when that model is the listed one (``RowPolicies.resolve``).
+    """
+    statuses: set[int] = {401, 403} if resource.scopes else set()
+    policies = resource.row_policies
+    if policies:
+        graph = resource.field_map.graph
+        for name in graph.entities:
+            policy = policies.by_entity.get(name)
+            if policy is not None and policy.rule is not None:
+                statuses.update((401, 403) if name == graph.root else (403,))
+    return frozenset(statuses)
 
 
 def _extension_headers(resource: Resource) -> dict[str, OpenAPIHeader | Reference]:
@@ -427,15 +529,25 @@ def _extension_headers(resource: Resource) -> dict[str, OpenAPIHeader | Referenc
     return headers
 
 
-def list_operation_class(resource: Resource, shared: SharedSchemas) -> type[Operation]:
+def list_operation_class(
+    resource: Resource, shared: SharedSchemas, *, errors: ErrorShapes | None = None, guarded: bool = False
+) -> type[Operation]:
     """An ``Operation`` subclass that adds ``resource``'s query parameters and its error responses.
 
-    400 always; 401 when the resource has forced filters (they may refuse a request without a
-    user); 503 always (the store may be unreachable, out of connections, or past the resource's
-    ``timeout``), with its ``Retry-After`` header. Error bodies and value schemas are ``$ref``s to
-    ``shared``, filled here, when the application is built. The description gains the bounds no
-    parameter schema can state.
+    400 always; 401 and 403 when the resource's scopes or row policies may refuse a request
+    (``refusals``), 403 also when the route has guards; 503 always (the store may be unreachable,
+    out of connections, or past the resource's ``timeout``), with its ``Retry-After`` header. Error
+    bodies and value schemas are ``$ref``s to ``shared``, filled here, when the application is built.
+    The description gains the bounds no parameter schema can state.
+
+    Args:
+        resource: The built resource.
+        shared: Where the schemas the operation refers to are collected.
+        errors: The application's error formats (``ErrorShapes.detect``): each error response's
+            media type and body, Litestar's or problem details. None: Litestar's.
+        guarded: The route has guards (``RouteOptions.guards``), which may answer 403.
     """
+    errors = ErrorShapes() if errors is None else errors
     parameters = list_parameters(resource, shared)
     limits = resource.limits
     bounds = (
@@ -444,21 +556,30 @@ def list_operation_class(resource: Resource, shared: SharedSchemas) -> type[Oper
         f"At most {limits.max_filters} filter parameters per request, repetitions included, and "
         f"{limits.max_in_values} values per 'in' or 'nin' filter."
     )
-    errors: dict[str, OpenAPIResponse] = {
-        "400": _error_response("A query parameter is invalid; every bad parameter is listed in 'extra'.", 400, shared)
-    }
-    if resource.scopes:
-        errors["401"] = _error_response(
-            "Authentication is required: a server-side scope of this resource found no user.", 401, shared
+    responses: dict[str, OpenAPIResponse] = {
+        "400": _error_response(
+            "A query parameter is invalid; every bad parameter is listed in 'extra'.", 400, shared, errors
         )
+    }
+    refused = refusals(resource)
+    if 401 in refused:
+        responses["401"] = _error_response(
+            "Authentication is required: a server-side scope of this resource found no user.", 401, shared, errors
+        )
+    reasons = ["the authenticated user lacks what a server-side scope of this resource reads"] if 403 in refused else []
+    if guarded:
+        reasons.append("a guard of this route refused the request")
+    if reasons:
+        responses["403"] = _error_response(f"Permission denied: {'; or '.join(reasons)}.", 403, shared, errors)
     retry_after = OpenAPIHeader(
         description="Seconds to wait before retrying.", schema=Schema(type=OpenAPIType.INTEGER, minimum=0)
     )
-    errors["503"] = _error_response(
+    responses["503"] = _error_response(
         "The store did not answer in time, is unreachable or has no free connection; retry after "
         "the 'Retry-After' seconds.",
         503,
         shared,
+        errors,
         {"Retry-After": retry_after},
     )
 
@@ -467,11 +588,11 @@ def list_operation_class(resource: Resource, shared: SharedSchemas) -> type[Oper
         def __post_init__(self) -> None:
             self.parameters = [*(self.parameters or []), *parameters]
             self.description = f"{self.description}\n\n{bounds}" if self.description else bounds
-            responses: dict[str, Any] = {**(self.responses or {}), **errors}
-            success = responses.get("200")
+            merged: dict[str, Any] = {**(self.responses or {}), **responses}
+            success = merged.get("200")
             if isinstance(success, OpenAPIResponse):
                 success.headers = {**(success.headers or {}), **_extension_headers(resource)}
-            self.responses = responses
+            self.responses = merged
 
     ListOperation.__name__ = ListOperation.__qualname__ = f"{resource.name.title()}ListOperation"
     return ListOperation

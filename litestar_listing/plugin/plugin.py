@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from litestar.plugins import InitPluginProtocol
 
+from litestar_listing.core.errors import ConfigurationError
 from litestar_listing.plugin.admission import Admission
 from litestar_listing.plugin.handlers import head_handler, list_handler
 from litestar_listing.plugin.openapi import SharedSchemas, with_shared_schemas
 from litestar_listing.plugin.policies import RowPolicies, RowPolicy, check_paths
+from litestar_listing.plugin.problems import ErrorShapes
+from litestar_listing.plugin.routes import RouteOptions, check_routes, resolve_routes
 
 if TYPE_CHECKING:
     from litestar.config.app import AppConfig
@@ -23,6 +26,10 @@ __all__ = ("ListingPlugin",)
 class ListingPlugin(InitPluginProtocol):
     """Serve ``GET {path_prefix}/<resource>/`` for every resource (spec §4.1, §9.1).
 
+    Several plugins may serve one application, e.g. one per API version (``path_prefix="/api/v2"``),
+    even with the same resources: operation ids stay unique (see ``RouteOptions.operation_id``) and
+    the OpenAPI components they share are written once.
+
     Args:
         resources: The listed collections; resource names must be unique.
         path_prefix: The path before every resource name (spec §9.1: ``/api/v1``).
@@ -32,14 +39,18 @@ class ListingPlugin(InitPluginProtocol):
         queue_timeout: Seconds a list may wait to be admitted; past it, a 503 with ``Retry-After``.
         policies: Row policies, at most one per model (``RowPolicy``): they restrict that model's
             rows wherever any resource reaches them (DESIGN.md, "Row policies").
+        routes: ``{resource name: RouteOptions}``: a resource's path, operation id, guards,
+            ``opt``, security, tags and ``include_in_schema``; resources not named get the defaults.
 
     Raises:
         ConfigurationError: ``max_concurrent_lists`` below 1 or ``queue_timeout`` not positive;
-            when the application is built, a resource whose declaration does not match its models
-            (fail at start-up, not per request).
+            ``routes`` naming no resource or two resources at one path; when the application is built,
+            a resource whose declaration does not match its models (fail at start-up, not per
+            request), two routes declaring one ``operation_id``, or one ``Resource`` served by two plugins
+            of which one has row policies or ``max_concurrent_lists``.
     """
 
-    __slots__ = ("admission", "path_prefix", "policies", "resources", "shared_schemas")
+    __slots__ = ("admission", "path_prefix", "policies", "resources", "routes", "shared_schemas")
 
     def __init__(
         self,
@@ -49,23 +60,23 @@ class ListingPlugin(InitPluginProtocol):
         max_concurrent_lists: int | None = None,
         queue_timeout: float = 30.0,
         policies: Sequence[RowPolicy] = (),
+        routes: Mapping[str, RouteOptions] | None = None,
     ) -> None:
         names = [resource.name for resource in resources]
         duplicated = sorted({name for name in names if names.count(name) > 1})
         if duplicated:
-            from litestar_listing.core.errors import ConfigurationError
-
             msg = f"resource names must be unique; repeated: {duplicated}"
             raise ConfigurationError(msg)
         self.resources = tuple(resources)
         self.path_prefix = path_prefix
+        self.routes: Mapping[str, RouteOptions] = dict(routes or {})
+        check_routes(self.resources, path_prefix, self.routes)
         self.shared_schemas = SharedSchemas()
         self.admission = None if max_concurrent_lists is None else Admission(max_concurrent_lists, queue_timeout)
-        for resource in self.resources:
-            resource.admission = self.admission
         # Row policies (issue 15): carried by every resource's queries, checked at start-up.
         self.policies = RowPolicies(policies)
         for resource in self.resources:
+            resource.admission = self.admission
             resource.row_policies = self.policies
 
     def on_app_init(self, app_config: AppConfig) -> AppConfig:
@@ -73,11 +84,27 @@ class ListingPlugin(InitPluginProtocol):
 
         A backend may carry ``type_encoders`` (e.g. Beanie's ``{ObjectId: str}``) for values its
         items hold; the application's own encoders win. The OpenAPI configuration is replaced by a
-        copy whose ``components/schemas`` also hold the schemas the list operations share.
+        copy whose ``components/schemas`` also hold the schemas the list operations share (with an
+        earlier ``ListingPlugin``'s). Operation ids are made unique among the application's listing
+        plugins (``routes.resolve_routes``), and error responses documented in the format the
+        application writes them (``ErrorShapes.detect``: Litestar's, or problem details with
+        Litestar's ``ProblemDetailsPlugin``).
+
+        Raises:
+            ConfigurationError: See the class.
         """
+        plugins = [plugin for plugin in app_config.plugins if isinstance(plugin, ListingPlugin)]
+        _check_shared_resources(plugins)
+        served = resolve_routes(plugins, self)
+        errors = ErrorShapes.detect(app_config.plugins)
+        # Fresh per application, unless an earlier plugin of this one already shares some.
+        self.shared_schemas = SharedSchemas.of_application(app_config.openapi_config, SharedSchemas())
         for resource in self.resources:
-            app_config.route_handlers.append(list_handler(resource, self.path_prefix, self.shared_schemas))
-            app_config.route_handlers.append(head_handler(resource, self.path_prefix))
+            route = served[resource.name]
+            app_config.route_handlers.append(
+                list_handler(resource, self.path_prefix, self.shared_schemas, route=route, errors=errors)
+            )
+            app_config.route_handlers.append(head_handler(resource, self.path_prefix, route=route))
             resource.backend.prepare()
             encoders = getattr(resource.backend, "type_encoders", None)
             if encoders:
@@ -86,3 +113,27 @@ class ListingPlugin(InitPluginProtocol):
         if app_config.openapi_config is not None:
             app_config.openapi_config = with_shared_schemas(app_config.openapi_config, self.shared_schemas)
         return app_config
+
+
+def _check_shared_resources(plugins: Sequence[ListingPlugin]) -> None:
+    """Refuse one ``Resource`` object served by two plugins of an application when either has row policies or admission.
+
+    Each plugin sets its row policies and admission on its resources, which one object cannot
+    hold for two plugins; a resource several plugins (API versions) serve without either is fine.
+
+    Raises:
+        ConfigurationError: Naming the resource and the fix (one ``Resource`` per plugin).
+    """
+    seen: dict[int, ListingPlugin] = {}
+    for plugin in plugins:
+        for resource in plugin.resources:
+            other = seen.setdefault(id(resource), plugin)
+            if other is plugin:
+                continue
+            if any(each.admission is not None or each.policies for each in (other, plugin)):
+                msg = (
+                    f"resource {resource.name!r} is served by two ListingPlugins, one with row policies or "
+                    "max_concurrent_lists, which the resource carries: give each plugin its own Resource "
+                    "(dataclasses.replace(resource) copies one)"
+                )
+                raise ConfigurationError(msg)

@@ -35,6 +35,7 @@ from litestar.testing import TestClient
 
 from litestar_listing import ConfigurationError, Resource
 from litestar_listing.backends.sqlalchemy import SQLAlchemyBackend
+from tests.schema_check import problems
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 GUIDE = DOCS / "guide"
@@ -53,6 +54,8 @@ SQL_EXAMPLES = (
     "security",
     "fairness",
     "extensions",
+    "versions",
+    "problem_details",
 )
 BEANIE_EXAMPLE = "beanie_notes"
 BASE_URL = "http://127.0.0.1:8000"
@@ -580,3 +583,87 @@ def test_cursor_walk_and_total_mode(clients: Clients) -> None:
     assert error_keys(get(client, f"/api/v1/events/?page=2&cursor={cursor}", status=400)) == ["page"]
     assert error_keys(get(client, f"/api/v1/events/?count=5&cursor={cursor}", status=400)) == ["count"]
     assert error_keys(get(client, f"/api/v1/events/?kind=alert&cursor={cursor}", status=400)) == ["cursor"]
+
+
+# ---------------------------------------------------------------- routes.md
+def _documented_errors(client: TestClient[Litestar], path: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The OpenAPI document and the error responses of the list operation at ``path``."""
+    response = client.get("/schema/openapi.json")
+    assert response.status_code == 200, response.text
+    document = response.json()
+    responses = document["paths"][path]["get"]["responses"]
+    return document, {status: body for status, body in responses.items() if status != "200"}
+
+
+def _check_documented(document: dict[str, Any], documented: dict[str, Any], response: Any) -> None:
+    """``response`` has a documented status, the documented media type, and a body the documented schema accepts."""
+    entry = documented[str(response.status_code)]
+    (media_type, content), *others = entry["content"].items()
+    assert not others
+    assert response.headers["content-type"] == media_type
+    assert problems(document, content["schema"], response.json()) == []
+
+
+def test_one_resource_under_two_versions(clients: Clients) -> None:
+    client = clients["versions"]
+    document = client.get("/schema/openapi.json").json()  # 200: no duplicate operation id
+    operations = {path: item["get"] for path, item in document["paths"].items()}
+    assert set(operations) == {"/api/v1/books", "/api/v2/catalogue"}  # /api/v2/changes: include_in_schema=False
+    v1, v2 = operations["/api/v1/books"], operations["/api/v2/catalogue"]
+    assert (v1["operationId"], v2["operationId"]) == ("list_books", "list_books_api_v2")
+    assert (v1["tags"], v2["tags"]) == (["books"], ["catalogue"])
+    assert "security" not in v1
+    assert v2["security"] == [{"ApiKey": []}]
+    assert document["components"]["securitySchemes"]["ApiKey"]["in"] == "header"  # the app's components kept
+    schemas = document["components"]["schemas"]
+    assert {"ListingInvalidQuery", "Book", "BooksList"} <= set(schemas)
+    assert not {"Change", "ChangesList", "ListingPermissionDenied"} & set(schemas)  # only the hidden route's
+    assert (
+        ids(get(client, "/api/v1/books/?search=dune")) == ids(get(client, "/api/v2/catalogue/?search=dune")) == [1, 3]
+    )
+    assert client.get("/api/v2/books/").status_code == 404  # v2 serves books at its own path
+    # The guard refuses, on GET and HEAD alike, and reads the route's opt.
+    assert get(client, "/api/v2/changes/", status=403) == {"status_code": 403, "detail": "staff only"}
+    assert client.head("/api/v2/changes/").status_code == 403
+    assert ids(get_with(client, "/api/v2/changes/", {"X-Staff": "yes"})) == [3, 2, 1]
+    assert client.head("/api/v2/changes/", headers={"X-Staff": "yes"}).status_code == 200
+    handler = client.app.route_handler_method_map["/api/v2/changes"]["GET"]
+    assert handler.opt["staff_marker"] == "yes"
+    assert client.app.route_reverse("listing:books") == "/api/v1/books"
+    assert client.app.route_reverse("listing:books_api_v2") == "/api/v2/catalogue"
+
+
+def get_with(client: TestClient[Litestar], url: str, headers: dict[str, str]) -> Any:
+    response = client.get(url, headers=headers)
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def test_default_error_bodies_match_openapi(clients: Clients) -> None:
+    client = clients["versions"]
+    document, documented = _documented_errors(client, "/api/v1/books")
+    assert set(documented) == {"400", "503"}
+    response = client.get("/api/v1/books/?year=x&titel=Dune")
+    assert response.status_code == 400
+    _check_documented(document, documented, response)
+    assert response.json()["status_code"] == 400
+
+
+def test_problem_details_bodies_match_openapi(clients: Clients) -> None:
+    client = clients["problem_details"]
+    document, documented = _documented_errors(client, "/api/v1/tickets")
+    assert set(documented) == {"400", "401", "403", "503"}
+    for entry in documented.values():
+        assert set(entry["content"]) == {"application/problem+json"}
+    answers = {
+        400: client.get("/api/v1/tickets/?id=x&bogus=1", headers={"X-User": "ann"}),
+        401: client.get("/api/v1/tickets/"),  # anonymous
+        403: client.get("/api/v1/tickets/", headers={"X-User": "guest"}),  # no company_id
+    }
+    for status, response in answers.items():
+        assert response.status_code == status, response.text
+        _check_documented(document, documented, response)
+    assert [entry["key"] for entry in answers[400].json()["extra"]] == ["id", "bogus"]
+    # The schema is not vacuous: Litestar's default body would break it.
+    default_body = {"status_code": 400, "detail": "Invalid query parameters: id", "extra": []}
+    assert problems(document, documented["400"]["content"]["application/problem+json"]["schema"], default_body)

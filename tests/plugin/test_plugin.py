@@ -39,7 +39,11 @@ def add_label(items: list[dict[str, Any]], context: EnrichContext) -> None:
 
 
 def make_app(**resource_options: Any) -> Litestar:
-    users = {"u1": User(1, company_id=1), "admin": User(9, company_id=0, is_platform_admin=True)}
+    users: dict[str, object] = {
+        "u1": User(1, company_id=1),
+        "admin": User(9, company_id=0, is_platform_admin=True),
+        "no-company": {"id": 7},
+    }
 
     async def set_user(scope: Any, receive: Any, send: Any, app: Any) -> None:
         headers = dict(scope["headers"])
@@ -280,11 +284,16 @@ def test_openapi_documents_every_error_response() -> None:
     with TestClient(scoped) as client:
         document = client.get("/schema/openapi.json").json()
         operation = document["paths"]["/api/v1/things"]["get"]
-        assert set(operation["responses"]) == {"200", "400", "401", "503"}
+        assert set(operation["responses"]) == {"200", "400", "401", "403", "503"}
         assert "At most 50 filter parameters" in operation["description"]
         parameters = _openapi_parameters(client)
         # Error bodies are shared components; the 503 declares its Retry-After header.
-        for status, name in (("400", "ListingInvalidQuery"), ("401", "ListingAuthenticationRequired")):
+        names = (
+            ("400", "ListingInvalidQuery"),
+            ("401", "ListingAuthenticationRequired"),
+            ("403", "ListingPermissionDenied"),
+        )
+        for status, name in names:
             body = operation["responses"][status]["content"]["application/json"]["schema"]
             assert body == {"$ref": f"#/components/schemas/{name}"}
         assert operation["responses"]["503"]["headers"]["Retry-After"]["schema"] == {"type": "integer", "minimum": 0}
@@ -309,6 +318,12 @@ def test_openapi_documents_every_error_response() -> None:
         assert denied.status_code == 401
         assert body_401["properties"]["status_code"]["const"] == 401
         assert set(body_401["required"]) <= set(denied.json()) <= set(body_401["properties"])
+
+        refused = client.get("/api/v1/things/", headers={"x-user": "no-company"})  # a user without company_id
+        body_403 = _resolved(document, operation["responses"]["403"]["content"]["application/json"]["schema"])
+        assert refused.status_code == 403
+        assert body_403["properties"]["status_code"]["const"] == 403
+        assert set(body_403["required"]) <= set(refused.json()) <= set(body_403["properties"])
     with TestClient(make_app()) as client:
         operation = client.get("/schema/openapi.json").json()["paths"]["/api/v1/things"]["get"]
         assert set(operation["responses"]) == {"200", "400", "503"}  # no forced filter, no 401
