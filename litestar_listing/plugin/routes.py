@@ -1,0 +1,332 @@
+"""A resource's list behind the application's own handlers: a route factory, an OpenAPI operation, dependencies.
+
+No ``from __future__ import annotations`` here: Litestar reads these annotations at runtime.
+"""
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+from litestar import Litestar, Request, Response
+from litestar.di import Provide
+from litestar.enums import HttpMethod
+from litestar.handlers import HTTPRouteHandler
+from litestar.openapi.spec import Operation
+
+from litestar_listing.core.errors import ConfigurationError
+from litestar_listing.core.parsing import QueryString
+from litestar_listing.core.query import ListQuery
+from litestar_listing.plugin.envelope import Pagination
+from litestar_listing.plugin.resource import Resource
+
+if TYPE_CHECKING:
+    from litestar_listing.plugin.plugin import ListingPlugin
+
+__all__ = (
+    "ListResult",
+    "ListingProvide",
+    "ListingRouteHandler",
+    "listing_operation",
+    "listing_route",
+    "provide_page",
+    "provide_query",
+    "unregistered",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ListResult:
+    """One answered list action, for a handler that builds its own response (``provide_page``).
+
+    Attributes:
+        envelope: The spec §2.1 envelope, an instance of ``resource.envelope``
+            (``data``, ``pagination``, ``message``, ``status``).
+        items: The page's items, as the resource lists them (``envelope.data``): dicts of the
+            exposed fields, computed values, loaded relations and enriched fields.
+        pagination: ``page``, ``count``, ``total``, ``total_pages`` (spec §2.2).
+        headers: The response headers of the extensions the resource opts into (``X-Next-Cursor``
+            and ``Link`` with ``keyset``, ``X-Total-Mode`` with ``total_mode="estimated"``); empty otherwise.
+    """
+
+    envelope: msgspec.Struct
+    items: list[dict[str, Any]]
+    pagination: Pagination
+    headers: Mapping[str, str]
+
+    def response(self) -> Response[Any]:
+        """The envelope with its extension headers, as the mounted route answers it."""
+        return Response(self.envelope, headers=dict(self.headers))
+
+
+def unregistered(resource: Resource, used_by: str) -> ConfigurationError:
+    """The error of a resource served from ``used_by`` but given to no ``ListingPlugin`` (issue 16).
+
+    Returns:
+        A ``ConfigurationError`` whose message says how to register the resource.
+    """
+    name = resource.name
+    msg = (
+        f"resource {name!r} is listed by {used_by} but was given to no ListingPlugin, so its backend was never "
+        "prepared (on SQLite, search and the case-insensitive operators need the functions it registers) nor "
+        "checked when the application started. Give it to the application's ListingPlugin: "
+        f"ListingPlugin([...], unmounted=[{name}]) for a resource served only by your own handlers, or "
+        f"ListingPlugin([..., {name}]) to also mount its own list route."
+    )
+    return ConfigurationError(msg)
+
+
+def _registered_plugin(resource: Resource, used_by: str) -> "ListingPlugin":
+    if resource.plugin is None:
+        raise unregistered(resource, used_by)
+    return resource.plugin
+
+
+def listing_operation(resource: Resource) -> type[Operation]:
+    """An ``Operation`` class documenting ``resource``'s list action, for a route decorator's ``operation_class``.
+
+    The operation gains what the mounted route documents (spec §4.1): ``page``, ``count``,
+    ``search``, ``order_by`` (and ``cursor``) and every exposed filter with its operators, each
+    with its type and bounds; the 400 (every bad parameter in ``extra``), the 401 of a scoped
+    resource and the 503 with ``Retry-After``; the bounds in the description and the extension
+    headers of the 200. Parameters the handler declares itself are kept, before these.
+
+    ``listing_route`` and the handlers using ``provide_page`` or ``provide_query`` get it without
+    asking; pass it to a handler that calls ``resource.list`` itself::
+
+        @get("/reports/projects", operation_class=listing_operation(projects))
+        async def report(request: Request) -> ...: ...
+
+    Args:
+        resource: A resource given to the application's ``ListingPlugin`` (mounted or ``unmounted``).
+
+    Returns:
+        An ``Operation`` subclass; the parameters are computed when the OpenAPI document is built,
+        their schemas shared with the plugin's other operations (``components/schemas``).
+
+    Raises:
+        ConfigurationError: When the document is built, ``resource`` was given to no ``ListingPlugin``.
+    """
+
+    @dataclass
+    class ListingOperation(Operation):
+        def __post_init__(self) -> None:
+            plugin = _registered_plugin(resource, "an OpenAPI operation (listing_operation)")
+            documented = plugin.operation_class(resource)(
+                **{item.name: getattr(self, item.name) for item in fields(self)}
+            )
+            self.parameters = documented.parameters
+            self.description = documented.description
+            self.responses = documented.responses
+
+    ListingOperation.__name__ = ListingOperation.__qualname__ = f"{resource.name.title()}ListingOperation"
+    ListingOperation.listing_resource = resource  # type: ignore[attr-defined]
+    return ListingOperation
+
+
+def _operation_resource(operation_class: type[Operation]) -> Resource | None:
+    """The resource a ``listing_operation`` class documents; None for any other ``Operation``."""
+    resource = getattr(operation_class, "listing_resource", None)
+    return resource if isinstance(resource, Resource) else None
+
+
+class ListingRouteHandler(HTTPRouteHandler):
+    """The ``GET`` handler ``listing_route`` makes: a resource's list action at the application's own path.
+
+    Placed in a ``Controller``'s body, it takes the controller as its first argument, as the
+    controller's methods do. Registering it in an application whose ``ListingPlugin`` was not
+    given its resource stops the start with a ``ConfigurationError`` saying how to give it.
+    """
+
+    __slots__ = ("resource",)
+
+    def __init__(self, resource: Resource, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.resource = resource
+        """The listed resource."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        """Accept the controller instance Litestar binds to the handlers in a ``Controller``'s body."""
+        listed = self.fn
+
+        async def method(controller: Any, request: Request[Any, Any, Any]) -> Any:
+            return await listed(request=request)
+
+        method.__annotations__ = {"controller": Any, **listed.__annotations__}
+        method.__name__ = method.__qualname__ = name
+        method.__doc__ = listed.__doc__
+        self._fn = method
+
+    def on_registration(self, app: Litestar) -> None:
+        """Check, at start-up, that the resource was given to a ``ListingPlugin`` (its backend prepared).
+
+        Raises:
+            ConfigurationError: It was not.
+        """
+        super().on_registration(app)
+        _registered_plugin(self.resource, f"the route {self}")
+
+
+def listing_route(
+    resource: Resource,
+    path: str | Sequence[str] | None = None,
+    *,
+    load: Sequence[str] | None = None,
+    **kwargs: Any,
+) -> ListingRouteHandler:
+    """A ``GET`` handler answering ``resource``'s list action (spec §4.1) at ``path``, with Litestar's route options.
+
+    The handler answers exactly as the route the plugin mounts: the envelope of spec §2.1 (typed
+    ``resource.envelope`` in OpenAPI), the extension headers, a 400 listing every bad parameter,
+    401 from a scope without a user, 503 with ``Retry-After``. Its OpenAPI operation is
+    ``listing_operation(resource)``. Use it in an application's or a ``Router``'s
+    ``route_handlers``, or as an attribute of a ``Controller``::
+
+        class ProjectController(Controller):
+            path = "/teams/{team_id:int}/projects"
+            guards = [member_only]
+            list_projects = listing_route(projects, "/", tags=["projects"])
+
+    Args:
+        resource: The listed resource; give it to the application's ``ListingPlugin`` too
+            (``unmounted=[resource]`` to serve it only here).
+        path: The route's path (or paths), relative to its router or controller; None: ``"/"``.
+        load: Relations eager-loaded by this route instead of ``resource.load`` (spec §4.5).
+        **kwargs: Any option of Litestar's ``get`` route decorator: ``guards``, ``dependencies``,
+            ``opt``, ``security``, ``tags``, ``name``, ``operation_id``, ``summary``, ``description``,
+            ``cache``, ``middleware``, ``include_in_schema``... ``operation_class`` defaults to
+            ``listing_operation(resource)``; a handler of another class is refused.
+
+    Returns:
+        A ``ListingRouteHandler`` (an ``HTTPRouteHandler``); its handler name is ``list_<name>``.
+
+    Raises:
+        ConfigurationError: At once, the resource's declaration does not match its models
+            (``Resource.build``); when the application is built, the resource was given to no
+            ``ListingPlugin``.
+    """
+    resource.build()
+    envelope_type = resource.envelope
+
+    async def list_items(request: Request[Any, Any, Any]) -> Any:
+        _registered_plugin(resource, f"the route of {list_items.__name__}")
+        envelope, headers = await resource.list_with_headers(request, load=load)
+        return Response(envelope, headers=headers) if headers else envelope
+
+    list_items.__annotations__ = {"request": Request, "return": envelope_type}
+    list_items.__name__ = list_items.__qualname__ = f"list_{resource.name.replace('-', '_')}"
+    list_items.__doc__ = resource.description or f"List {resource.name}."
+    kwargs.setdefault("operation_class", listing_operation(resource))
+    kwargs.setdefault("summary", f"List {resource.name}")
+    return ListingRouteHandler(resource, path, http_method=HttpMethod.GET, **kwargs)(list_items)
+
+
+class ListingProvide(Provide):
+    """A ``Provide`` of a resource's query or page; the ``ListingPlugin`` documents the handlers that use it.
+
+    Attributes:
+        resource: The resource it parses or lists.
+    """
+
+    __slots__ = ("resource",)
+
+    def __init__(self, resource: Resource, dependency: Any) -> None:
+        super().__init__(dependency, sync_to_thread=False)
+        self.resource = resource
+
+
+def provide_query(resource: Resource) -> ListingProvide:
+    """A dependency giving a handler the request's validated ``ListQuery`` for ``resource``.
+
+    The query carries the forced filters of the resource's scopes and the application's row
+    policies; nothing is fetched (``resource.backend.fetch(query, context)`` lists it). Bad
+    parameters answer the 400 of the list action before the handler runs. A handler using it
+    documents the resource's parameters and errors (``listing_operation``) unless it sets its own
+    ``operation_class``::
+
+        @get("/projects/query", dependencies={"query": provide_query(projects)})
+        async def explain(query: ListQuery) -> dict[str, int]: ...
+
+    Args:
+        resource: A resource given to the application's ``ListingPlugin``.
+
+    Returns:
+        A ``ListingProvide`` for a route's, controller's, router's or the application's ``dependencies``.
+
+    Raises:
+        ConfigurationError: When the application is built, ``resource`` was given to no
+            ``ListingPlugin`` (at the first request, when the application has none).
+    """
+
+    async def provide_list_query(request: Request[Any, Any, Any]) -> ListQuery:
+        _registered_plugin(resource, "a provide_query dependency")
+        raw: bytes = request.scope.get("query_string", b"")
+        return resource.parse(QueryString.read(raw.decode("utf-8", "replace"), resource.limits), request)
+
+    return ListingProvide(resource, provide_list_query)
+
+
+def provide_page(resource: Resource, *, load: Sequence[str] | None = None) -> ListingProvide:
+    """A dependency giving a handler the answered list action of the request: a ``ListResult``.
+
+    Everything the mounted route does happens before the handler runs: validation (400), scoping
+    (401), admission and the store (503), enrichment; the handler shapes the answer, e.g. its own
+    response model built from ``result.items`` and ``result.pagination``. A handler using it
+    documents the resource's parameters and errors (``listing_operation``) unless it sets its own
+    ``operation_class``::
+
+        @get("/projects/summary", dependencies={"result": provide_page(projects)})
+        async def summary(result: ListResult) -> ProjectSummary: ...
+
+    Args:
+        resource: A resource given to the application's ``ListingPlugin``.
+        load: Relations eager-loaded instead of ``resource.load`` (spec §4.5).
+
+    Returns:
+        A ``ListingProvide`` for a route's, controller's, router's or the application's ``dependencies``.
+
+    Raises:
+        ConfigurationError: When the application is built, ``resource`` was given to no
+            ``ListingPlugin`` (at the first request, when the application has none).
+    """
+
+    async def provide_list_result(request: Request[Any, Any, Any]) -> ListResult:
+        _registered_plugin(resource, "a provide_page dependency")
+        envelope, headers = await resource.list_with_headers(request, load=load)
+        items: list[dict[str, Any]] = envelope.data  # type: ignore[attr-defined]
+        return ListResult(envelope=envelope, items=items, pagination=envelope.pagination, headers=headers)  # type: ignore[attr-defined]
+
+    return ListingProvide(resource, provide_list_result)
+
+
+def served_resources(handler: HTTPRouteHandler) -> list[Resource]:
+    """The resources ``handler`` lists: its own (``listing_route``, ``listing_operation``) and its dependencies'.
+
+    A ``ListingProvide`` counts when the handler, or a dependency it uses, takes it by name.
+    Call it once the handler is registered (its dependencies resolved).
+    """
+    found: list[Resource] = []
+    if isinstance(handler, ListingRouteHandler):
+        found.append(handler.resource)
+    documented = _operation_resource(handler.operation_class)
+    if documented is not None:
+        found.append(documented)
+    providers = handler.resolve_dependencies()
+    wanted = set(handler.parsed_fn_signature.parameters)
+    seen: set[str] = set()
+    while wanted - seen:
+        key = (wanted - seen).pop()
+        seen.add(key)
+        provider = providers.get(key)
+        if provider is None:
+            continue
+        if isinstance(provider, ListingProvide):
+            found.append(provider.resource)
+        signature = getattr(provider, "parsed_fn_signature", None)
+        if signature is not None:
+            wanted.update(signature.parameters)
+    unique: list[Resource] = []
+    for resource in found:
+        if all(resource is not other for other in unique):
+            unique.append(resource)
+    return unique
