@@ -3,6 +3,7 @@
 No ``from __future__ import annotations`` here: Litestar reads these annotations at runtime.
 """
 
+import copy
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
@@ -145,6 +146,18 @@ class ListingRouteHandler(HTTPRouteHandler):
         self.resource = resource
         """The listed resource."""
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> "ListingRouteHandler":
+        """A copy sharing the resource (its backend, its engine): Litestar copies a controller's handlers."""
+        memo[id(self.resource)] = self.resource
+        cls = type(self)
+        clone = cls.__new__(cls)
+        memo[id(self)] = clone
+        names = {name for klass in cls.__mro__ for name in getattr(klass, "__slots__", ())}
+        for name in sorted(names):
+            if hasattr(self, name):
+                setattr(clone, name, copy.deepcopy(getattr(self, name), memo))
+        return clone
+
     def __set_name__(self, owner: type, name: str) -> None:
         """Accept the controller instance Litestar binds to the handlers in a ``Controller``'s body."""
         listed = self.fn
@@ -228,11 +241,13 @@ class ListingProvide(Provide):
         resource: The resource it parses or lists.
     """
 
-    __slots__ = ("resource",)
+    __slots__ = ("resource", "validated")
 
-    def __init__(self, resource: Resource, dependency: Any) -> None:
-        super().__init__(dependency, sync_to_thread=False)
+    def __init__(self, resource: Resource, dependency: Any, *, validated: bool = True) -> None:
+        super().__init__(dependency)
         self.resource = resource
+        self.validated = validated
+        """False: its value cannot pass Litestar's validation; it must be taken as ``SkipValidation[...]``."""
 
 
 def provide_query(resource: Resource) -> ListingProvide:
@@ -244,8 +259,12 @@ def provide_query(resource: Resource) -> ListingProvide:
     documents the resource's parameters and errors (``listing_operation``) unless it sets its own
     ``operation_class``::
 
-        @get("/projects/query", dependencies={"query": provide_query(projects)})
-        async def explain(query: ListQuery) -> dict[str, int]: ...
+        @get("/projects/query", dependencies={"list_query": provide_query(projects)})
+        async def explain(list_query: SkipValidation[ListQuery]) -> dict[str, int]: ...
+
+    ``SkipValidation`` (``litestar.params``) because Litestar would otherwise convert the value to
+    its annotation, which msgspec cannot do for a ``ListQuery``; ``query`` is one of Litestar's
+    reserved parameter names.
 
     Args:
         resource: A resource given to the application's ``ListingPlugin``.
@@ -255,7 +274,8 @@ def provide_query(resource: Resource) -> ListingProvide:
 
     Raises:
         ConfigurationError: When the application is built, ``resource`` was given to no
-            ``ListingPlugin`` (at the first request, when the application has none).
+            ``ListingPlugin`` (at the first request, when the application has none), or a handler
+            takes the query under an annotation Litestar validates.
     """
 
     async def provide_list_query(request: Request[Any, Any, Any]) -> ListQuery:
@@ -263,7 +283,7 @@ def provide_query(resource: Resource) -> ListingProvide:
         raw: bytes = request.scope.get("query_string", b"")
         return resource.parse(QueryString.read(raw.decode("utf-8", "replace"), resource.limits), request)
 
-    return ListingProvide(resource, provide_list_query)
+    return ListingProvide(resource, provide_list_query, validated=False)
 
 
 def provide_page(resource: Resource, *, load: Sequence[str] | None = None) -> ListingProvide:
@@ -322,6 +342,8 @@ def served_resources(handler: HTTPRouteHandler) -> list[Resource]:
             continue
         if isinstance(provider, ListingProvide):
             found.append(provider.resource)
+            if not provider.validated:
+                _check_unvalidated(handler, key, providers)
         signature = getattr(provider, "parsed_fn_signature", None)
         if signature is not None:
             wanted.update(signature.parameters)
@@ -330,3 +352,31 @@ def served_resources(handler: HTTPRouteHandler) -> list[Resource]:
         if all(resource is not other for other in unique):
             unique.append(resource)
     return unique
+
+
+def _check_unvalidated(handler: HTTPRouteHandler, key: str, providers: Mapping[str, Provide]) -> None:
+    """Check that whatever takes dependency ``key`` skips Litestar's validation of it.
+
+    Raises:
+        ConfigurationError: The handler or one of its dependencies takes it under a validated annotation.
+    """
+    signatures = [handler.parsed_fn_signature]
+    signatures.extend(
+        signature
+        for provider in providers.values()
+        if (signature := getattr(provider, "parsed_fn_signature", None)) is not None
+    )
+    for signature in signatures:
+        parameter = signature.parameters.get(key)
+        if parameter is None or parameter.annotation is Any:
+            continue
+        kwarg = parameter.kwarg_definition
+        if any(type(item).__name__ == "SkipValidationMarker" for item in parameter.metadata) or getattr(
+            kwarg, "skip_validation", False
+        ):
+            continue
+        msg = (
+            f"{handler} takes {key!r} (a provide_query dependency) as {parameter.annotation!r}, which Litestar "
+            f"would validate and cannot: annotate it {key}: SkipValidation[ListQuery] (from litestar.params)"
+        )
+        raise ConfigurationError(msg)
