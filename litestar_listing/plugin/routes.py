@@ -296,7 +296,7 @@ def provide_page(resource: Resource, *, load: Sequence[str] | None = None) -> Li
     ``operation_class``::
 
         @get("/projects/summary", dependencies={"result": provide_page(projects)})
-        async def summary(result: ListResult) -> ProjectSummary: ...
+        async def summary(result: NamedDependency[ListResult]) -> ProjectSummary: ...
 
     Args:
         resource: A resource given to the application's ``ListingPlugin``.

@@ -13,6 +13,7 @@ import msgspec
 from advanced_alchemy.extensions.litestar import SQLAlchemyAsyncConfig, SQLAlchemyPlugin
 from litestar import Controller, Litestar, MediaType, Request, Router, get
 from litestar.connection import ASGIConnection
+from litestar.di import NamedDependency
 from litestar.exceptions import NotAuthorizedException
 from litestar.handlers import BaseRouteHandler
 from litestar.params import SkipValidation
@@ -102,9 +103,9 @@ class ProjectCards(msgspec.Struct):
     more: bool
 
 
-@get("/archive/cards", dependencies={"result": provide_page(archive)})
-async def archive_cards(result: ListResult) -> ProjectCards:
-    """The archive as cards: the same query parameters, validated and listed before this runs."""
+@get("/project-cards", dependencies={"result": provide_page(projects)})
+async def project_cards(result: NamedDependency[ListResult]) -> ProjectCards:
+    """The projects as cards: the list's query parameters, validated and listed before this runs."""
     cards = [ProjectCard(id=item["id"], title=item["name"].upper()) for item in result.items]
     paging = result.pagination
     return ProjectCards(cards=cards, shown=len(cards), total=paging.total, more=paging.page < paging.total_pages)
@@ -165,7 +166,7 @@ async def dispose() -> None:
 
 # start-example app
 app = Litestar(
-    route_handlers=[ArchiveController, v2, archive_cards, archive_query, archive_csv],
+    route_handlers=[ArchiveController, v2, project_cards, archive_query, archive_csv],
     plugins=[SQLAlchemyPlugin(config=config), listing],
     on_startup=[seed],
     on_shutdown=[dispose],
