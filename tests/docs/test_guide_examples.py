@@ -35,8 +35,8 @@ from litestar.routes import HTTPRoute
 from litestar.testing import TestClient
 
 from litestar_listing import ConfigurationError, Resource
-from litestar_listing.plugin import ListingRouteHandler
 from litestar_listing.backends.sqlalchemy import SQLAlchemyBackend
+from litestar_listing.plugin import ListingRouteHandler
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 GUIDE = DOCS / "guide"
@@ -620,7 +620,8 @@ def test_an_unmounted_resource_answers_search_and_ilike_on_sqlite(clients: Clien
     with sqlite3.connect(example("own_handlers").DATABASE) as connection:
         rows = connection.execute("SELECT id, name FROM projects ORDER BY id DESC").fetchall()
         # SQLite's LIKE ignores the case of ASCII letters, enough for 'baco'.
-        like = [row[0] for row in connection.execute("SELECT id FROM projects WHERE name LIKE '%baco%' ORDER BY id DESC")]
+        matching = connection.execute("SELECT id FROM projects WHERE name LIKE '%baco%' ORDER BY id DESC")
+        like = [row[0] for row in matching]
     assert like == [5, 1]
     assert ids(client.get("/staff/archive/?name__ilike=BaCo", headers=staff).json()) == like
     searched = [id_ for id_, name in rows if "ábaco" in name.lower()]  # counted by hand: Ábaco, ÁBACO 2
