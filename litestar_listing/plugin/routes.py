@@ -231,7 +231,9 @@ def listing_route(
     list_items.__doc__ = resource.description or f"List {resource.name}."
     kwargs.setdefault("operation_class", listing_operation(resource))
     kwargs.setdefault("summary", f"List {resource.name}")
-    return ListingRouteHandler(resource, path, http_method=HttpMethod.GET, **kwargs)(list_items)
+    handler = ListingRouteHandler(resource, path, http_method=HttpMethod.GET, **kwargs)
+    handler(list_items)
+    return handler
 
 
 class ListingProvide(Provide):
