@@ -4,19 +4,35 @@ from litestar_listing.plugin.envelope import Pagination
 from litestar_listing.plugin.plugin import ListingPlugin
 from litestar_listing.plugin.policies import RowPolicy, request_policies
 from litestar_listing.plugin.resource import EnrichContext, Resource
-from litestar_listing.plugin.routes import RouteOptions
+from litestar_listing.plugin.route_options import RouteOptions
+from litestar_listing.plugin.routes import (
+    ListingProvide,
+    ListingRouteHandler,
+    ListResult,
+    listing_operation,
+    listing_route,
+    provide_page,
+    provide_query,
+)
 from litestar_listing.plugin.scoping import ScopeRule, UserSource, owner_scope, tenant_scope
 
 __all__ = (
     "EnrichContext",
+    "ListResult",
     "ListingPlugin",
+    "ListingProvide",
+    "ListingRouteHandler",
     "Pagination",
     "Resource",
     "RouteOptions",
     "RowPolicy",
     "ScopeRule",
     "UserSource",
+    "listing_operation",
+    "listing_route",
     "owner_scope",
+    "provide_page",
+    "provide_query",
     "request_policies",
     "tenant_scope",
 )

@@ -13,7 +13,7 @@ from litestar.openapi.spec import Operation
 from litestar_listing.plugin.openapi import SharedSchemas, list_operation_class
 from litestar_listing.plugin.problems import ErrorShapes
 from litestar_listing.plugin.resource import Resource
-from litestar_listing.plugin.routes import RouteOptions, ServedRoute, route_path
+from litestar_listing.plugin.route_options import RouteOptions, ServedRoute, route_path
 
 __all__ = ("head_handler", "list_handler")
 

@@ -1,34 +1,44 @@
-"""``ListingPlugin``: mounts each resource's list route and prepares its backend at start-up."""
+"""``ListingPlugin``: mounts each resource's list route, prepares every resource's backend at start-up."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from litestar.plugins import InitPluginProtocol
+from litestar.openapi.spec import Operation
+from litestar.plugins import InitPluginProtocol, ReceiveRoutePlugin
+from litestar.routes import HTTPRoute
 
 from litestar_listing.core.errors import ConfigurationError
 from litestar_listing.plugin.admission import Admission
 from litestar_listing.plugin.handlers import head_handler, list_handler
-from litestar_listing.plugin.openapi import SharedSchemas, with_shared_schemas
+from litestar_listing.plugin.openapi import SharedSchemas, list_operation_class, with_shared_schemas
 from litestar_listing.plugin.policies import RowPolicies, RowPolicy, check_paths
 from litestar_listing.plugin.problems import ErrorShapes
-from litestar_listing.plugin.routes import RouteOptions, check_routes, resolve_routes
+from litestar_listing.plugin.route_options import RouteOptions, check_routes, resolve_routes
+from litestar_listing.plugin.routes import listing_operation, served_resources, unregistered
 
 if TYPE_CHECKING:
     from litestar.config.app import AppConfig
+    from litestar.routes import BaseRoute
 
     from litestar_listing.plugin.resource import Resource
 
 __all__ = ("ListingPlugin",)
 
 
-class ListingPlugin(InitPluginProtocol):
+class ListingPlugin(InitPluginProtocol, ReceiveRoutePlugin):
     """Serve ``GET {path_prefix}/<resource>/`` for every resource (spec §4.1, §9.1).
 
     Several plugins may serve one application, e.g. one per API version (``path_prefix="/api/v2"``),
     even with the same resources: operation ids stay unique (see ``RouteOptions.operation_id``) and
     the OpenAPI components they share are written once.
+
+    Every resource the application lists, mounted here or served by its own handlers
+    (``listing_route``, ``provide_page``, ``provide_query``, ``resource.list``), must be given to
+    the plugin: its backend is prepared (on SQLite, the functions search and the case-insensitive
+    operators need) and its declaration, admission and row policies checked when the application
+    is built.
 
     Args:
         resources: The listed collections; resource names must be unique.
@@ -39,18 +49,31 @@ class ListingPlugin(InitPluginProtocol):
         queue_timeout: Seconds a list may wait to be admitted; past it, a 503 with ``Retry-After``.
         policies: Row policies, at most one per model (``RowPolicy``): they restrict that model's
             rows wherever any resource reaches them (DESIGN.md, "Row policies").
-        routes: ``{resource name: RouteOptions}``: a resource's path, operation id, guards,
+        routes: ``{resource name: RouteOptions}``: a mounted resource's path, operation id, guards,
             ``opt``, security, tags and ``include_in_schema``; resources not named get the defaults.
+        unmounted: Resources served only by the application's own handlers: prepared and checked
+            like ``resources``, sharing their admission and row policies, but no route is mounted for them.
 
     Raises:
         ConfigurationError: ``max_concurrent_lists`` below 1 or ``queue_timeout`` not positive;
             ``routes`` naming no resource or two resources at one path; when the application is built,
             a resource whose declaration does not match its models (fail at start-up, not per
-            request), two routes declaring one ``operation_id``, or one ``Resource`` served by two plugins
-            of which one has row policies or ``max_concurrent_lists``.
+            request), two routes declaring one ``operation_id``, one ``Resource`` served by two plugins
+            of which one has row policies or ``max_concurrent_lists``, or a handler listing a resource
+            that no ``ListingPlugin`` was given (the message says how).
     """
 
-    __slots__ = ("admission", "path_prefix", "policies", "resources", "routes", "shared_schemas")
+    __slots__ = (
+        "_errors",
+        "_operations",
+        "admission",
+        "mounted",
+        "path_prefix",
+        "policies",
+        "resources",
+        "routes",
+        "shared_schemas",
+    )
 
     def __init__(
         self,
@@ -61,16 +84,24 @@ class ListingPlugin(InitPluginProtocol):
         queue_timeout: float = 30.0,
         policies: Sequence[RowPolicy] = (),
         routes: Mapping[str, RouteOptions] | None = None,
+        unmounted: Sequence[Resource] = (),
     ) -> None:
-        names = [resource.name for resource in resources]
+        names = [resource.name for resource in (*resources, *unmounted)]
         duplicated = sorted({name for name in names if names.count(name) > 1})
         if duplicated:
             msg = f"resource names must be unique; repeated: {duplicated}"
             raise ConfigurationError(msg)
-        self.resources = tuple(resources)
+        self.resources = (*resources, *unmounted)
+        """Every resource of the plugin, mounted first."""
+        self.mounted = tuple(resources)
+        """The resources whose list route the plugin mounts."""
+        for resource in self.resources:
+            resource.plugin = self
+        self._operations: dict[str, type[Operation]] = {}
         self.path_prefix = path_prefix
         self.routes: Mapping[str, RouteOptions] = dict(routes or {})
-        check_routes(self.resources, path_prefix, self.routes)
+        check_routes(self.mounted, path_prefix, self.routes)
+        self._errors: ErrorShapes | None = None
         self.shared_schemas = SharedSchemas()
         self.admission = None if max_concurrent_lists is None else Admission(max_concurrent_lists, queue_timeout)
         # Row policies (issue 15): carried by every resource's queries, checked at start-up.
@@ -86,7 +117,7 @@ class ListingPlugin(InitPluginProtocol):
         items hold; the application's own encoders win. The OpenAPI configuration is replaced by a
         copy whose ``components/schemas`` also hold the schemas the list operations share (with an
         earlier ``ListingPlugin``'s). Operation ids are made unique among the application's listing
-        plugins (``routes.resolve_routes``), and error responses documented in the format the
+        plugins (``route_options.resolve_routes``), and error responses documented in the format the
         application writes them (``ErrorShapes.detect``: Litestar's, or problem details with
         Litestar's ``ProblemDetailsPlugin``).
 
@@ -96,15 +127,18 @@ class ListingPlugin(InitPluginProtocol):
         plugins = [plugin for plugin in app_config.plugins if isinstance(plugin, ListingPlugin)]
         _check_shared_resources(plugins)
         served = resolve_routes(plugins, self)
-        errors = ErrorShapes.detect(app_config.plugins)
+        self._errors = errors = ErrorShapes.detect(app_config.plugins)
+        self._operations.clear()
         # Fresh per application, unless an earlier plugin of this one already shares some.
         self.shared_schemas = SharedSchemas.of_application(app_config.openapi_config, SharedSchemas())
-        for resource in self.resources:
+        for resource in self.mounted:
             route = served[resource.name]
             app_config.route_handlers.append(
                 list_handler(resource, self.path_prefix, self.shared_schemas, route=route, errors=errors)
             )
             app_config.route_handlers.append(head_handler(resource, self.path_prefix, route=route))
+        for resource in self.resources:
+            resource.build()
             resource.backend.prepare()
             encoders = getattr(resource.backend, "type_encoders", None)
             if encoders:
@@ -113,6 +147,38 @@ class ListingPlugin(InitPluginProtocol):
         if app_config.openapi_config is not None:
             app_config.openapi_config = with_shared_schemas(app_config.openapi_config, self.shared_schemas)
         return app_config
+
+    def receive_route(self, route: BaseRoute) -> None:
+        """Check and document the application's own handlers that list a resource (issue 16).
+
+        A handler using ``provide_page`` or ``provide_query`` with the default ``operation_class``
+        gets ``listing_operation`` of its resource (of one resource only: with several, the handler
+        chooses).
+
+        Raises:
+            ConfigurationError: The handler lists a resource that no ``ListingPlugin`` was given.
+        """
+        if not isinstance(route, HTTPRoute):
+            return
+        for handler in route.route_handlers:
+            served = served_resources(handler)
+            for resource in served:
+                if resource.plugin is None:
+                    raise unregistered(resource, f"the route {handler} ({route.path})")
+            if len(served) == 1 and handler.operation_class is Operation:
+                handler.operation_class = listing_operation(served[0])
+
+    def operation_class(self, resource: Resource) -> type[Operation]:
+        """The ``Operation`` class documenting ``resource``'s list action, its schemas shared through this plugin.
+
+        Built once per resource, when the OpenAPI document first asks (``routes.listing_operation``).
+        """
+        operation = self._operations.get(resource.name)
+        if operation is None:
+            operation = self._operations[resource.name] = list_operation_class(
+                resource, self.shared_schemas, errors=self._errors
+            )
+        return operation
 
 
 def _check_shared_resources(plugins: Sequence[ListingPlugin]) -> None:

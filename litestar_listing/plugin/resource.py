@@ -7,7 +7,7 @@ import inspect
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlencode
 
 import msgspec
@@ -40,6 +40,9 @@ from litestar_listing.plugin.envelope import envelope_type, item_type, paginatio
 from litestar_listing.plugin.policies import RowPolicies
 from litestar_listing.plugin.policies import check_load as check_policed_load
 from litestar_listing.plugin.scoping import ScopeRule
+
+if TYPE_CHECKING:
+    from litestar_listing.plugin.plugin import ListingPlugin
 
 __all__ = ("EnrichContext", "Resource", "query_items")
 
@@ -151,6 +154,9 @@ class Resource:
     """Set by ``ListingPlugin(max_concurrent_lists=...)``: lists wait here for their turn."""
     row_policies: RowPolicies | None = field(default=None, init=False, repr=False, compare=False)
     """Set by ``ListingPlugin(policies=...)``: the row policies each request's query carries (issue 15)."""
+    plugin: ListingPlugin | None = field(default=None, init=False, repr=False, compare=False)
+    """Set by the ``ListingPlugin`` the resource was given to (mounted or not): its backend is prepared and
+    checked when the application starts, and its OpenAPI schemas are written there (issue 16)."""
     _field_map: FieldMap | None = field(default=None, init=False, repr=False)
     _parser: QueryParser | None = field(default=None, init=False, repr=False)
     _envelope: type[msgspec.Struct] | None = field(default=None, init=False, repr=False)

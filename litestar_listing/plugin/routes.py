@@ -1,182 +1,384 @@
-"""Route options: where and how ``ListingPlugin`` mounts a resource's list route, and its operation id.
+"""A resource's list behind the application's own handlers: a route factory, an OpenAPI operation, dependencies.
 
-Declaration only (``RouteOptions``); the plugin resolves the defaults (``resolve_routes``), so several
-plugins (API versions) in one application get distinct operation ids and route names.
+No ``from __future__ import annotations`` here: Litestar reads these annotations at runtime.
 """
 
-from __future__ import annotations
-
-import re
+import copy
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+from litestar import Litestar, Request, Response
+from litestar.di import Provide
+from litestar.enums import HttpMethod
+from litestar.handlers import HTTPRouteHandler
+from litestar.openapi.spec import Operation
 
 from litestar_listing.core.errors import ConfigurationError
-from litestar_listing.core.schema import closest
+from litestar_listing.core.parsing import QueryString
+from litestar_listing.core.query import ListQuery
+from litestar_listing.plugin.envelope import Pagination
+from litestar_listing.plugin.resource import Resource
 
 if TYPE_CHECKING:
-    from litestar.openapi.spec import SecurityRequirement
-    from litestar.types import Guard
+    from litestar_listing.plugin.plugin import ListingPlugin
 
-    from litestar_listing.plugin.resource import Resource
-
-__all__ = ("RouteOptions", "RoutedPlugin", "ServedRoute", "check_routes", "resolve_routes", "route_path")
-
-
-@dataclass(frozen=True, slots=True)
-class RouteOptions:
-    """How one resource's automatic list route is mounted: ``ListingPlugin(routes={"<name>": RouteOptions(...)})``.
-
-    Every option also applies to the resource's ``HEAD`` route (same path, guards, ``opt`` and
-    security), which is never in OpenAPI.
-
-    Attributes:
-        path: The path after the plugin's ``path_prefix``, e.g. ``"departures"`` or
-            ``"reports/flights"`` (leading and trailing ``/`` ignored; no path parameters). None: the
-            resource's name. The route is ``{path_prefix}/{path}/``.
-        operation_id: The OpenAPI ``operationId``. None: ``list_<name>``, or, when an earlier
-            ``ListingPlugin`` of the application (or an explicit ``operation_id``) already uses it,
-            ``list_<name>_<path_prefix as a slug>`` (``list_flights_api_v2``), numbered if needed.
-        guards: Litestar guards, run before the list action: ``(connection, handler) -> None``,
-            raising (e.g. ``PermissionDeniedException``, a 403) to refuse the request.
-        opt: Arbitrary values for guards and middleware, as the ``opt`` of a Litestar handler.
-        security: OpenAPI security requirements of the operation, e.g. ``[{"BearerToken": []}]``.
-            None: those of the application and routers.
-        tags: OpenAPI tags. None: ``[<resource name>]``.
-        include_in_schema: False leaves the route out of OpenAPI (it still serves).
-    """
-
-    path: str | None = None
-    operation_id: str | None = None
-    guards: Sequence[Guard] = ()
-    opt: Mapping[str, Any] = field(default_factory=dict)
-    security: Sequence[SecurityRequirement] | None = None
-    tags: Sequence[str] | None = None
-    include_in_schema: bool = True
+__all__ = (
+    "ListResult",
+    "ListingProvide",
+    "ListingRouteHandler",
+    "listing_operation",
+    "listing_route",
+    "provide_page",
+    "provide_query",
+    "unregistered",
+)
 
 
 @dataclass(frozen=True, slots=True)
-class ServedRoute:
-    """A resource's route with every default resolved (``resolve_routes``).
+class ListResult:
+    """One answered list action, for a handler that builds its own response (``provide_page``).
 
     Attributes:
-        path: The full path of the list route, ``{path_prefix}/{path}/``.
-        operation_id: The OpenAPI ``operationId``, unique in the application.
-        name: The Litestar route name (``app.route_reverse``): ``listing:`` and the operation id
-            without its ``list_`` (``listing:flights``, ``listing:flights_api_v2``); ``HEAD`` adds ``:head``.
-        options: The declared options.
+        envelope: The spec §2.1 envelope, an instance of ``resource.envelope``
+            (``data``, ``pagination``, ``message``, ``status``).
+        items: The page's items, as the resource lists them (``envelope.data``): dicts of the
+            exposed fields, computed values, loaded relations and enriched fields.
+        pagination: ``page``, ``count``, ``total``, ``total_pages`` (spec §2.2).
+        headers: The response headers of the extensions the resource opts into (``X-Next-Cursor``
+            and ``Link`` with ``keyset``, ``X-Total-Mode`` with ``total_mode="estimated"``); empty otherwise.
     """
 
-    path: str
-    operation_id: str
-    name: str
-    options: RouteOptions
+    envelope: msgspec.Struct
+    items: list[dict[str, Any]]
+    pagination: Pagination
+    headers: Mapping[str, str]
+
+    def response(self) -> Response[Any]:
+        """The envelope with its extension headers, as the mounted route answers it."""
+        return Response(self.envelope, headers=dict(self.headers))
 
 
-_SLUG = re.compile(r"[^0-9A-Za-z]+")
+def unregistered(resource: Resource, used_by: str) -> ConfigurationError:
+    """The error of a resource served from ``used_by`` but given to no ``ListingPlugin`` (issue 16).
 
-
-def route_path(path_prefix: str, resource: Resource, options: RouteOptions) -> str:
-    """``{path_prefix}/{path}/`` of ``resource`` (``RouteOptions.path``, else the resource's name).
-
-    Raises:
-        ConfigurationError: The path holds a path parameter (``{...}``): the list action reads none.
+    Returns:
+        A ``ConfigurationError`` whose message says how to register the resource.
     """
-    path = resource.name if options.path is None else options.path
-    if "{" in path or "}" in path:
-        msg = f"resource {resource.name!r}: route path {path!r} has a path parameter; a list route takes none"
-        raise ConfigurationError(msg)
-    joined = "/".join(part.strip("/") for part in (path_prefix, path) if part.strip("/"))
-    return f"/{joined}/" if joined else "/"
+    name = resource.name
+    msg = (
+        f"resource {name!r} is listed by {used_by} but was given to no ListingPlugin, so its backend was never "
+        "prepared (on SQLite, search and the case-insensitive operators need the functions it registers) nor "
+        "checked when the application started. Give it to the application's ListingPlugin: "
+        f"ListingPlugin([...], unmounted=[{name}]) for a resource served only by your own handlers, or "
+        f"ListingPlugin([..., {name}]) to also mount its own list route."
+    )
+    return ConfigurationError(msg)
 
 
-def check_routes(resources: Sequence[Resource], path_prefix: str, routes: Mapping[str, RouteOptions]) -> None:
-    """The configuration check of one plugin's ``routes``.
-
-    Raises:
-        ConfigurationError: ``routes`` names no resource of the plugin (with a did-you-mean), an
-            entry is not a ``RouteOptions``, a path holds a path parameter, or two resources share
-            a path.
-    """
-    names = [resource.name for resource in resources]
-    declared: Mapping[str, object] = routes  # untyped callers may pass anything
-    for name, options in declared.items():
-        if name not in names:
-            hint = closest(name, names)
-            msg = f"routes names {name!r}, which is no resource of this plugin" + (
-                f" (did you mean {' or '.join(hint)}?)" if hint else ""
-            )
-            raise ConfigurationError(msg)
-        if not isinstance(options, RouteOptions):
-            msg = f"routes[{name!r}] must be a RouteOptions, not {type(options).__name__}"
-            raise ConfigurationError(msg)
-    paths: dict[str, str] = {}
-    for resource in resources:
-        path = route_path(path_prefix, resource, routes.get(resource.name, RouteOptions()))
-        if path.rstrip("/") in paths:
-            msg = f"resources {paths[path.rstrip('/')]!r} and {resource.name!r} are both routed at {path}"
-            raise ConfigurationError(msg)
-        paths[path.rstrip("/")] = resource.name
+def _registered_plugin(resource: Resource, used_by: str) -> "ListingPlugin":
+    if resource.plugin is None:
+        raise unregistered(resource, used_by)
+    return resource.plugin
 
 
-class RoutedPlugin(Protocol):
-    """What ``resolve_routes`` reads of a plugin: its resources, path prefix and route options."""
+def listing_operation(resource: Resource) -> type[Operation]:
+    """An ``Operation`` class documenting ``resource``'s list action, for a route decorator's ``operation_class``.
 
-    resources: tuple[Resource, ...]
-    path_prefix: str
-    routes: Mapping[str, RouteOptions]
+    The operation gains what the mounted route documents (spec §4.1): ``page``, ``count``,
+    ``search``, ``order_by`` (and ``cursor``) and every exposed filter with its operators, each
+    with its type and bounds; the 400 (every bad parameter in ``extra``), the 401 of a scoped
+    resource and the 503 with ``Retry-After``; the bounds in the description and the extension
+    headers of the 200. Parameters the handler declares itself are kept, before these.
 
+    ``listing_route`` and the handlers using ``provide_page`` or ``provide_query`` get it without
+    asking; pass it to a handler that calls ``resource.list`` itself::
 
-def resolve_routes(plugins: Sequence[RoutedPlugin], target: RoutedPlugin) -> dict[str, ServedRoute]:
-    """The served routes of ``target``'s resources, by resource name, with operation ids unique across ``plugins``.
-
-    Explicit ``operation_id``s are reserved first, in every plugin; then each plugin, in order,
-    takes ``list_<name>`` for each resource, or ``list_<name>_<prefix slug>`` (then ``..._2``, ...)
-    when that id is taken. The first plugin's ids are thus those of an application with one plugin.
+        @get("/reports/projects", operation_class=listing_operation(projects))
+        async def report(request: Request) -> ...: ...
 
     Args:
-        plugins: The application's listing plugins in their order (``AppConfig.plugins``); ``target``
-            is added at the end when missing.
-        target: The plugin whose routes are wanted.
+        resource: A resource given to the application's ``ListingPlugin`` (mounted or ``unmounted``).
+
+    Returns:
+        An ``Operation`` subclass; the parameters are computed when the OpenAPI document is built,
+        their schemas shared with the plugin's other operations (``components/schemas``).
 
     Raises:
-        ConfigurationError: Two routes declare the same ``operation_id``.
+        ConfigurationError: When the document is built, ``resource`` was given to no ``ListingPlugin``.
     """
-    ordered = [*plugins] if any(plugin is target for plugin in plugins) else [*plugins, target]
-    taken: dict[str, str] = {}
-    for plugin in ordered:
-        for name, options in plugin.routes.items():
-            if options.operation_id is None:
-                continue
-            if options.operation_id in taken:
-                msg = (
-                    f"operation_id {options.operation_id!r} is declared for both {taken[options.operation_id]} "
-                    f"and resource {name!r} at {plugin.path_prefix!r}; operation ids must be unique"
-                )
-                raise ConfigurationError(msg)
-            taken[options.operation_id] = f"resource {name!r} at {plugin.path_prefix!r}"
-    for plugin in ordered:
-        served: dict[str, ServedRoute] = {}
-        for resource in plugin.resources:
-            options = plugin.routes.get(resource.name, RouteOptions())
-            operation_id = options.operation_id or _free_id(resource.name, plugin.path_prefix, taken)
-            taken.setdefault(operation_id, resource.name)
-            name = f"listing:{operation_id.removeprefix('list_')}"
-            path = route_path(plugin.path_prefix, resource, options)
-            served[resource.name] = ServedRoute(path, operation_id, name, options)
-        if plugin is target:
-            return served
-    raise AssertionError  # pragma: no cover - target is in ordered
+
+    @dataclass
+    class ListingOperation(Operation):
+        def __post_init__(self) -> None:
+            plugin = _registered_plugin(resource, "an OpenAPI operation (listing_operation)")
+            documented = plugin.operation_class(resource)(
+                **{item.name: getattr(self, item.name) for item in fields(self)}
+            )
+            self.parameters = documented.parameters
+            self.description = documented.description
+            self.responses = documented.responses
+
+    ListingOperation.__name__ = ListingOperation.__qualname__ = f"{resource.name.title()}ListingOperation"
+    ListingOperation.listing_resource = resource  # type: ignore[attr-defined]
+    return ListingOperation
 
 
-def _free_id(name: str, path_prefix: str, taken: Mapping[str, str]) -> str:
-    """``list_<name>``, else ``list_<name>_<prefix slug>``, else that numbered from 2: the first not in ``taken``."""
-    plain = f"list_{name}"
-    if plain not in taken:
-        return plain
-    slug = _SLUG.sub("_", path_prefix).strip("_")
-    base = f"{plain}_{slug}" if slug else plain
-    candidate, number = base, 2
-    while candidate in taken:
-        candidate, number = f"{base}_{number}", number + 1
-    return candidate
+def _operation_resource(operation_class: type[Operation]) -> Resource | None:
+    """The resource a ``listing_operation`` class documents; None for any other ``Operation``."""
+    resource = getattr(operation_class, "listing_resource", None)
+    return resource if isinstance(resource, Resource) else None
+
+
+class ListingRouteHandler(HTTPRouteHandler):
+    """The ``GET`` handler ``listing_route`` makes: a resource's list action at the application's own path.
+
+    Placed in a ``Controller``'s body, it takes the controller as its first argument, as the
+    controller's methods do. Registering it in an application whose ``ListingPlugin`` was not
+    given its resource stops the start with a ``ConfigurationError`` saying how to give it.
+    """
+
+    __slots__ = ("resource",)
+
+    def __init__(self, resource: Resource, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.resource = resource
+        """The listed resource."""
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> "ListingRouteHandler":
+        """A copy sharing the resource (its backend, its engine): Litestar copies a controller's handlers."""
+        memo[id(self.resource)] = self.resource
+        cls = type(self)
+        clone = cls.__new__(cls)
+        memo[id(self)] = clone
+        names = {name for klass in cls.__mro__ for name in getattr(klass, "__slots__", ())}
+        for name in sorted(names):
+            if hasattr(self, name):
+                setattr(clone, name, copy.deepcopy(getattr(self, name), memo))
+        return clone
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        """Accept the controller instance Litestar binds to the handlers in a ``Controller``'s body."""
+        listed = self.fn
+
+        async def method(controller: Any, request: Request[Any, Any, Any]) -> Any:
+            return await listed(request=request)
+
+        method.__annotations__ = {"controller": Any, **listed.__annotations__}
+        method.__name__ = method.__qualname__ = name
+        method.__doc__ = listed.__doc__
+        self._fn = method
+
+    def on_registration(self, app: Litestar) -> None:
+        """Check, at start-up, that the resource was given to a ``ListingPlugin`` (its backend prepared).
+
+        Raises:
+            ConfigurationError: It was not.
+        """
+        super().on_registration(app)
+        _registered_plugin(self.resource, f"the route {self}")
+
+
+def listing_route(
+    resource: Resource,
+    path: str | Sequence[str] | None = None,
+    *,
+    load: Sequence[str] | None = None,
+    **kwargs: Any,
+) -> ListingRouteHandler:
+    """A ``GET`` handler answering ``resource``'s list action (spec §4.1) at ``path``, with Litestar's route options.
+
+    The handler answers exactly as the route the plugin mounts: the envelope of spec §2.1 (typed
+    ``resource.envelope`` in OpenAPI), the extension headers, a 400 listing every bad parameter,
+    401 from a scope without a user, 503 with ``Retry-After``. Its OpenAPI operation is
+    ``listing_operation(resource)``. Use it in an application's or a ``Router``'s
+    ``route_handlers``, or as an attribute of a ``Controller``::
+
+        class ProjectController(Controller):
+            path = "/teams/{team_id:int}/projects"
+            guards = [member_only]
+            list_projects = listing_route(projects, "/", tags=["projects"])
+
+    Args:
+        resource: The listed resource; give it to the application's ``ListingPlugin`` too
+            (``unmounted=[resource]`` to serve it only here).
+        path: The route's path (or paths), relative to its router or controller; None: ``"/"``.
+        load: Relations eager-loaded by this route instead of ``resource.load`` (spec §4.5).
+        **kwargs: Any option of Litestar's ``get`` route decorator: ``guards``, ``dependencies``,
+            ``opt``, ``security``, ``tags``, ``name``, ``operation_id``, ``summary``, ``description``,
+            ``cache``, ``middleware``, ``include_in_schema``... ``operation_class`` defaults to
+            ``listing_operation(resource)``; a handler of another class is refused.
+
+    Returns:
+        A ``ListingRouteHandler`` (an ``HTTPRouteHandler``); its handler name is ``list_<name>``.
+
+    Raises:
+        ConfigurationError: At once, the resource's declaration does not match its models
+            (``Resource.build``); when the application is built, the resource was given to no
+            ``ListingPlugin``.
+    """
+    resource.build()
+    envelope_type = resource.envelope
+
+    async def list_items(request: Request[Any, Any, Any]) -> Any:
+        _registered_plugin(resource, f"the route of {list_items.__name__}")
+        envelope, headers = await resource.list_with_headers(request, load=load)
+        return Response(envelope, headers=headers) if headers else envelope
+
+    list_items.__annotations__ = {"request": Request, "return": envelope_type}
+    list_items.__name__ = list_items.__qualname__ = f"list_{resource.name.replace('-', '_')}"
+    list_items.__doc__ = resource.description or f"List {resource.name}."
+    kwargs.setdefault("operation_class", listing_operation(resource))
+    kwargs.setdefault("summary", f"List {resource.name}")
+    handler = ListingRouteHandler(resource, path, http_method=HttpMethod.GET, **kwargs)
+    handler(list_items)
+    return handler
+
+
+class ListingProvide(Provide):
+    """A ``Provide`` of a resource's query or page; the ``ListingPlugin`` documents the handlers that use it.
+
+    Attributes:
+        resource: The resource it parses or lists.
+    """
+
+    __slots__ = ("resource", "validated")
+
+    def __init__(self, resource: Resource, dependency: Any, *, validated: bool = True) -> None:
+        super().__init__(dependency)
+        self.resource = resource
+        self.validated = validated
+        """False: its value cannot pass Litestar's validation; it must be taken as ``SkipValidation[...]``."""
+
+
+def provide_query(resource: Resource) -> ListingProvide:
+    """A dependency giving a handler the request's validated ``ListQuery`` for ``resource``.
+
+    The query carries the forced filters of the resource's scopes and the application's row
+    policies; nothing is fetched (``resource.backend.fetch(query, context)`` lists it). Bad
+    parameters answer the 400 of the list action before the handler runs. A handler using it
+    documents the resource's parameters and errors (``listing_operation``) unless it sets its own
+    ``operation_class``::
+
+        @get("/projects/query", dependencies={"list_query": provide_query(projects)})
+        async def explain(list_query: SkipValidation[ListQuery]) -> dict[str, int]: ...
+
+    ``SkipValidation`` (``litestar.params``) because Litestar would otherwise convert the value to
+    its annotation, which msgspec cannot do for a ``ListQuery``; ``query`` is one of Litestar's
+    reserved parameter names.
+
+    Args:
+        resource: A resource given to the application's ``ListingPlugin``.
+
+    Returns:
+        A ``ListingProvide`` for a route's, controller's, router's or the application's ``dependencies``.
+
+    Raises:
+        ConfigurationError: When the application is built, ``resource`` was given to no
+            ``ListingPlugin`` (at the first request, when the application has none), or a handler
+            takes the query under an annotation Litestar validates.
+    """
+
+    async def provide_list_query(request: Request[Any, Any, Any]) -> ListQuery:
+        _registered_plugin(resource, "a provide_query dependency")
+        raw: bytes = request.scope.get("query_string", b"")
+        return resource.parse(QueryString.read(raw.decode("utf-8", "replace"), resource.limits), request)
+
+    return ListingProvide(resource, provide_list_query, validated=False)
+
+
+def provide_page(resource: Resource, *, load: Sequence[str] | None = None) -> ListingProvide:
+    """A dependency giving a handler the answered list action of the request: a ``ListResult``.
+
+    Everything the mounted route does happens before the handler runs: validation (400), scoping
+    (401), admission and the store (503), enrichment; the handler shapes the answer, e.g. its own
+    response model built from ``result.items`` and ``result.pagination``. A handler using it
+    documents the resource's parameters and errors (``listing_operation``) unless it sets its own
+    ``operation_class``::
+
+        @get("/projects/summary", dependencies={"result": provide_page(projects)})
+        async def summary(result: NamedDependency[ListResult]) -> ProjectSummary: ...
+
+    Args:
+        resource: A resource given to the application's ``ListingPlugin``.
+        load: Relations eager-loaded instead of ``resource.load`` (spec §4.5).
+
+    Returns:
+        A ``ListingProvide`` for a route's, controller's, router's or the application's ``dependencies``.
+
+    Raises:
+        ConfigurationError: When the application is built, ``resource`` was given to no
+            ``ListingPlugin`` (at the first request, when the application has none).
+    """
+
+    async def provide_list_result(request: Request[Any, Any, Any]) -> ListResult:
+        _registered_plugin(resource, "a provide_page dependency")
+        envelope, headers = await resource.list_with_headers(request, load=load)
+        items: list[dict[str, Any]] = envelope.data  # type: ignore[attr-defined]
+        return ListResult(envelope=envelope, items=items, pagination=envelope.pagination, headers=headers)  # type: ignore[attr-defined]
+
+    return ListingProvide(resource, provide_list_result)
+
+
+def served_resources(handler: HTTPRouteHandler) -> list[Resource]:
+    """The resources ``handler`` lists: its own (``listing_route``, ``listing_operation``) and its dependencies'.
+
+    A ``ListingProvide`` counts when the handler, or a dependency it uses, takes it by name.
+    Call it once the handler is registered (its dependencies resolved).
+    """
+    found: list[Resource] = []
+    if isinstance(handler, ListingRouteHandler):
+        found.append(handler.resource)
+    documented = _operation_resource(handler.operation_class)
+    if documented is not None:
+        found.append(documented)
+    providers = handler.resolve_dependencies()
+    wanted = set(handler.parsed_fn_signature.parameters)
+    seen: set[str] = set()
+    while wanted - seen:
+        key = (wanted - seen).pop()
+        seen.add(key)
+        provider = providers.get(key)
+        if provider is None:
+            continue
+        if isinstance(provider, ListingProvide):
+            found.append(provider.resource)
+            if not provider.validated:
+                _check_unvalidated(handler, key, providers)
+        signature = getattr(provider, "parsed_fn_signature", None)
+        if signature is not None:
+            wanted.update(signature.parameters)
+    unique: list[Resource] = []
+    for resource in found:
+        if all(resource is not other for other in unique):
+            unique.append(resource)
+    return unique
+
+
+def _check_unvalidated(handler: HTTPRouteHandler, key: str, providers: Mapping[str, Provide]) -> None:
+    """Check that whatever takes dependency ``key`` skips Litestar's validation of it.
+
+    Raises:
+        ConfigurationError: The handler or one of its dependencies takes it under a validated annotation.
+    """
+    signatures = [handler.parsed_fn_signature]
+    signatures.extend(
+        signature
+        for provider in providers.values()
+        if (signature := getattr(provider, "parsed_fn_signature", None)) is not None
+    )
+    for signature in signatures:
+        parameter = signature.parameters.get(key)
+        if parameter is None or parameter.annotation is Any:
+            continue
+        kwarg = parameter.kwarg_definition
+        if any(type(item).__name__ == "SkipValidationMarker" for item in parameter.metadata) or getattr(
+            kwarg, "skip_validation", False
+        ):
+            continue
+        msg = (
+            f"{handler} takes {key!r} (a provide_query dependency) as {parameter.annotation!r}, which Litestar "
+            f"would validate and cannot: annotate it {key}: SkipValidation[ListQuery] (from litestar.params)"
+        )
+        raise ConfigurationError(msg)

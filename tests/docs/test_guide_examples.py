@@ -31,10 +31,12 @@ from typing import Any
 
 import pytest
 from litestar import Litestar
+from litestar.routes import HTTPRoute
 from litestar.testing import TestClient
 
 from litestar_listing import ConfigurationError, Resource
 from litestar_listing.backends.sqlalchemy import SQLAlchemyBackend
+from litestar_listing.plugin import ListingRouteHandler
 from tests.schema_check import problems
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
@@ -56,6 +58,7 @@ SQL_EXAMPLES = (
     "extensions",
     "versions",
     "problem_details",
+    "own_handlers",
 )
 BEANIE_EXAMPLE = "beanie_notes"
 BASE_URL = "http://127.0.0.1:8000"
@@ -667,3 +670,88 @@ def test_problem_details_bodies_match_openapi(clients: Clients) -> None:
     # The schema is not vacuous: Litestar's default body would break it.
     default_body = {"status_code": 400, "detail": "Invalid query parameters: id", "extra": []}
     assert problems(document, documented["400"]["content"]["application/problem+json"]["schema"], default_body)
+
+
+# ---------------------------------------------------------------- in-your-app.md
+def _operation(document: Any, path: str) -> Any:
+    return document["paths"][path]["get"]
+
+
+def test_a_controller_with_a_guard_serves_a_list_at_its_own_path(clients: Clients) -> None:
+    client = clients["own_handlers"]
+    assert client.get("/staff/archive/").status_code == 401
+    staff = {"X-Staff": "yes"}
+    body = client.get("/staff/archive/?status=open&count=2", headers=staff).json()
+    assert ids(body) == [5, 2]  # default_order -id
+    assert body["pagination"] == {"page": 1, "count": 2, "total": 3, "total_pages": 2}
+    bad = client.get("/staff/archive/?nope=1", headers=staff)
+    assert (bad.status_code, error_keys(bad.json())) == (400, ["nope"])
+    operation = _operation(get(client, "/schema/openapi.json"), "/staff/archive")
+    assert (operation["operationId"], operation["tags"]) == ("list_staff_archive", ["staff"])
+    handler = next(
+        handler
+        for route in example("own_handlers").app.routes
+        if route.path == "/staff/archive" and isinstance(route, HTTPRoute)
+        for handler in route.route_handlers
+        if isinstance(handler, ListingRouteHandler)
+    )
+    assert handler.opt["audit"] is True  # the route's own options, kept
+
+
+def test_an_unmounted_resource_answers_search_and_ilike_on_sqlite(clients: Clients) -> None:
+    """The resource is used only by own handlers; its SQLite functions were registered at start (issue 16)."""
+    import sqlite3
+
+    client = clients["own_handlers"]
+    staff = {"X-Staff": "yes"}
+    with sqlite3.connect(example("own_handlers").DATABASE) as connection:
+        rows = connection.execute("SELECT id, name FROM projects ORDER BY id DESC").fetchall()
+        # SQLite's LIKE ignores the case of ASCII letters, enough for 'baco'.
+        matching = connection.execute("SELECT id FROM projects WHERE name LIKE '%baco%' ORDER BY id DESC")
+        like = [row[0] for row in matching]
+    assert like == [5, 1]
+    assert ids(client.get("/staff/archive/?name__ilike=BaCo", headers=staff).json()) == like
+    searched = [id_ for id_, name in rows if "ábaco" in name.lower()]  # counted by hand: Ábaco, ÁBACO 2
+    assert searched == [5, 1]
+    assert ids(client.get("/staff/archive/?search=%C3%81BACO", headers=staff).json()) == searched
+    csv_text = client.get("/archive.csv?search=abac").text  # "abacus port" only: no accent folding
+    assert csv_text == "id,name,status\n3,abacus port,closed\n"
+
+
+def test_a_handler_builds_its_own_model_from_the_page(clients: Clients) -> None:
+    client = clients["own_handlers"]
+    assert get(client, "/project-cards?status=open&count=2") == {
+        "cards": [{"id": 1, "title": "ÁBACO"}, {"id": 2, "title": "WEBSITE"}],
+        "shown": 2,
+        "total": 3,
+        "more": True,
+    }
+    assert error_keys(get(client, "/project-cards?count=0", status=400)) == ["count"]
+    assert get(client, "/archive/query?name__ilike=x&page=3") == {"filters": ["name__ilike"], "search": None, "page": 3}
+    assert error_keys(get(client, "/archive/query?order_by=nope", status=400)) == ["order_by"]
+    schema = get(client, "/schema/openapi.json")
+    success = _operation(schema, "/project-cards")["responses"]["200"]["content"]["application/json"]["schema"]
+    assert success == {"$ref": "#/components/schemas/ProjectCards"}
+
+
+@pytest.mark.parametrize(
+    ("own", "automatic"),
+    [
+        ("/api/v2/projects", "/api/v1/projects"),  # listing_route in a Router
+        ("/project-cards", "/api/v1/projects"),  # provide_page
+        ("/archive/query", "/staff/archive"),  # provide_query, and a Controller's listing_route
+        ("/archive.csv", "/staff/archive"),  # listing_operation
+    ],
+)
+def test_own_handlers_document_what_the_mounted_route_documents(clients: Clients, own: str, automatic: str) -> None:
+    schema = get(clients["own_handlers"], "/schema/openapi.json")
+    mine, mounted = _operation(schema, own), _operation(schema, automatic)
+    assert len(mounted["parameters"]) > 20
+    assert mine["parameters"] == mounted["parameters"]
+    assert {code: mine["responses"][code] for code in ("400", "503")} == {
+        code: mounted["responses"][code] for code in ("400", "503")
+    }
+    assert set(mine["responses"]) == set(mounted["responses"])
+    assert mine["description"].endswith(mounted["description"].rsplit("\n\n", 1)[-1])
+    if own == "/api/v2/projects":
+        assert mine["responses"]["200"] == mounted["responses"]["200"]  # the same envelope type
