@@ -226,7 +226,9 @@ async def caught_up(primary: str, standby: str, seconds: float = 30.0) -> None:
 
     source = await asyncpg.connect(primary, statement_cache_size=0)
     try:
-        position = await source.fetchval("SELECT pg_current_wal_lsn()")
+        # The insert position, not pg_current_wal_lsn(): with synchronous_commit = off (above) a commit
+        # that has returned may not be written yet, and a standby at the write position lacks it.
+        position = await source.fetchval("SELECT pg_current_wal_insert_lsn()")
     finally:
         await source.close()
     # Its maintenance database: the one written may not have reached the standby yet.
