@@ -45,8 +45,11 @@ class Admission:
         )
 
     @contextlib.asynccontextmanager
-    async def admitted(self) -> AsyncIterator[None]:
+    async def admitted(self, what: str = "a list") -> AsyncIterator[None]:
         """Hold one of the ``limit`` places for the duration of the block, waiting for it in order.
+
+        Args:
+            what: What waits, for the error's message, e.g. ``"listing flights"``.
 
         Raises:
             UnavailableError: No place came free within ``queue_timeout`` seconds (``reason="busy"``).
@@ -58,7 +61,10 @@ class Admission:
         try:
             await asyncio.wait_for(semaphore.acquire(), self.queue_timeout)
         except asyncio.TimeoutError:
-            msg = f"no list could start within {self.queue_timeout:g} s: the server is busy"
+            msg = (
+                f"{what} is not possible now: no list could start within {self.queue_timeout:g} s: "
+                "the server is busy; try again"
+            )
             raise UnavailableError(msg, reason="busy") from None
         try:
             yield

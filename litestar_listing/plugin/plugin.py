@@ -6,15 +6,17 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from litestar.openapi.spec import Operation
-from litestar.plugins import InitPluginProtocol, ReceiveRoutePlugin
+from litestar.plugins import InitPlugin, ReceiveRoutePlugin
 from litestar.routes import HTTPRoute
 
 from litestar_listing.core.errors import ConfigurationError
 from litestar_listing.plugin.admission import Admission
+from litestar_listing.plugin.exceptions import exception_handlers
 from litestar_listing.plugin.handlers import head_handler, list_handler
 from litestar_listing.plugin.openapi import SharedSchemas, list_operation_class, with_shared_schemas
 from litestar_listing.plugin.policies import RowPolicies, RowPolicy, check_paths
 from litestar_listing.plugin.problems import ErrorShapes
+from litestar_listing.plugin.resource import bind
 from litestar_listing.plugin.route_options import RouteOptions, check_routes, resolve_routes
 from litestar_listing.plugin.routes import listing_operation, served_resources, unregistered
 
@@ -27,7 +29,7 @@ if TYPE_CHECKING:
 __all__ = ("ListingPlugin",)
 
 
-class ListingPlugin(InitPluginProtocol, ReceiveRoutePlugin):
+class ListingPlugin(InitPlugin, ReceiveRoutePlugin):
     """Serve ``GET {path_prefix}/<resource>/`` for every resource (spec §4.1, §9.1).
 
     Several plugins may serve one application, e.g. one per API version (``path_prefix="/api/v2"``),
@@ -95,8 +97,6 @@ class ListingPlugin(InitPluginProtocol, ReceiveRoutePlugin):
         """Every resource of the plugin, mounted first."""
         self.mounted = tuple(resources)
         """The resources whose list route the plugin mounts."""
-        for resource in self.resources:
-            resource.plugin = self
         self._operations: dict[str, type[Operation]] = {}
         self.path_prefix = path_prefix
         self.routes: Mapping[str, RouteOptions] = dict(routes or {})
@@ -107,8 +107,7 @@ class ListingPlugin(InitPluginProtocol, ReceiveRoutePlugin):
         # Row policies (issue 15): carried by every resource's queries, checked at start-up.
         self.policies = RowPolicies(policies)
         for resource in self.resources:
-            resource.admission = self.admission
-            resource.row_policies = self.policies
+            bind(resource, self)
 
     def on_app_init(self, app_config: AppConfig) -> AppConfig:
         """Register the GET and HEAD handlers of each resource, prepare its backend, add its type encoders.
@@ -119,11 +118,15 @@ class ListingPlugin(InitPluginProtocol, ReceiveRoutePlugin):
         earlier ``ListingPlugin``'s). Operation ids are made unique among the application's listing
         plugins (``route_options.resolve_routes``), and error responses documented in the format the
         application writes them (``ErrorShapes.detect``: Litestar's, or problem details with
-        Litestar's ``ProblemDetailsPlugin``).
+        Litestar's ``ProblemDetailsPlugin``). The library's errors get exception handlers
+        (``plugin.exceptions``): a bad query is answered as the route answers a ``ValidationException``
+        (400), an unavailable store as a ``ServiceUnavailableException`` (503); handlers the
+        application registers for the library's errors themselves win.
 
         Raises:
             ConfigurationError: See the class.
         """
+        app_config.exception_handlers = {**exception_handlers(), **app_config.exception_handlers}
         plugins = [plugin for plugin in app_config.plugins if isinstance(plugin, ListingPlugin)]
         _check_shared_resources(plugins)
         served = resolve_routes(plugins, self)
@@ -184,8 +187,8 @@ class ListingPlugin(InitPluginProtocol, ReceiveRoutePlugin):
 def _check_shared_resources(plugins: Sequence[ListingPlugin]) -> None:
     """Refuse one ``Resource`` object served by two plugins of an application when either has row policies or admission.
 
-    Each plugin sets its row policies and admission on its resources, which one object cannot
-    hold for two plugins; a resource several plugins (API versions) serve without either is fine.
+    A resource is bound to one plugin (``resource.bind``), whose row policies and admission its lists
+    use; a resource several plugins (API versions) serve without either is fine.
 
     Raises:
         ConfigurationError: Naming the resource and the fix (one ``Resource`` per plugin).
@@ -199,7 +202,7 @@ def _check_shared_resources(plugins: Sequence[ListingPlugin]) -> None:
             if any(each.admission is not None or each.policies for each in (other, plugin)):
                 msg = (
                     f"resource {resource.name!r} is served by two ListingPlugins, one with row policies or "
-                    "max_concurrent_lists, which the resource carries: give each plugin its own Resource "
+                    "max_concurrent_lists, which apply to the resource's lists: give each plugin its own Resource "
                     "(dataclasses.replace(resource) copies one)"
                 )
                 raise ConfigurationError(msg)

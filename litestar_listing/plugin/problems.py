@@ -34,7 +34,8 @@ ERROR_EXCEPTIONS: Mapping[int, type[HTTPException]] = {
     403: PermissionDeniedException,
     503: ServiceUnavailableException,
 }
-"""The exception the list action raises for each error status it documents."""
+"""The Litestar exception each documented error status is answered with: the scopes raise the 401 and 403
+ones, the plugin's exception handlers make the 400 and 503 ones of the library's errors (``plugin.exceptions``)."""
 
 PROBLEM_MEDIA_TYPE = "application/problem+json"
 

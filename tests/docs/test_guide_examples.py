@@ -716,6 +716,8 @@ def test_an_unmounted_resource_answers_search_and_ilike_on_sqlite(clients: Clien
     assert ids(client.get("/staff/archive/?search=%C3%81BACO", headers=staff).json()) == searched
     csv_text = client.get("/archive.csv?search=abac").text  # "abacus port" only: no accent folding
     assert csv_text == "id,name,status\n3,abacus port,closed\n"
+    # The handler calls resource.list itself: the plugin's exception handlers answer its errors.
+    assert error_keys(get(client, "/archive.csv?nope=1&count=0", status=400)) == ["nope", "count"]
 
 
 def test_a_handler_builds_its_own_model_from_the_page(clients: Clients) -> None:

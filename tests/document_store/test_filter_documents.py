@@ -13,12 +13,12 @@ from urllib.parse import parse_qsl, urlencode
 import pytest
 from beanie import Document, Link
 from bson import Decimal128, ObjectId
-from litestar.exceptions import ValidationException
 from pydantic import Field, SecretStr
 
 from litestar_listing import ConfigurationError, Resource
 from litestar_listing.backends.beanie import BeanieBackend
 from litestar_listing.backends.beanie.compiler import PipelineCompiler
+from litestar_listing.core.errors import InvalidQueryError
 from litestar_listing.core.parsing import forced_filter
 
 OWNER = "5f0c1a2b3c4d5e6f7a8b9c0d"
@@ -58,10 +58,9 @@ def match(query: str, target: Resource = RESOURCE, forced: tuple[tuple[str, obje
 
 
 def rejected(query: str, target: Resource = RESOURCE) -> list[tuple[str, str]]:
-    with pytest.raises(ValidationException) as raised:
+    with pytest.raises(InvalidQueryError) as raised:
         target.parse(parse_qsl(query, keep_blank_values=True))
-    extra: list[dict[str, str]] = raised.value.extra  # type: ignore[assignment]
-    return [(item["key"], item["message"]) for item in extra]
+    return [(item.key, item.message) for item in raised.value.errors]
 
 
 # ---------------------------------------------------------------- spec §4.4.9, row by row

@@ -52,18 +52,18 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from litestar import Litestar
-from litestar.exceptions import ValidationException
 from litestar.testing import TestClient
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from litestar_listing import ListContext, ListingBackend, Resource
 from litestar_listing.backends.base import Capabilities, Page
-from litestar_listing.core.errors import ConfigurationError
+from litestar_listing.core.errors import ConfigurationError, InvalidQueryError
 from litestar_listing.core.operators import OPERATORS
 from litestar_listing.core.query import FilterSyntax, ListQuery
 from litestar_listing.core.schema import FieldInfo, ModelGraph
 from litestar_listing.demo.app import create_app
 from litestar_listing.demo.models import DemoBase
+from litestar_listing.plugin.exceptions import bad_request
 from litestar_listing.plugin.scoping import ScopeRule
 from tests.conformance.targets import BEANIE_OPTIONS, THINGS_OPTIONS, Target
 from tests.conftest import async_url, postgres_database_url
@@ -207,7 +207,8 @@ async def respond(target: Target, resource: Resource, query: str) -> Response:
     try:
         async with target.context() as context:
             envelope = await resource.list(connection, session=context.session)
-    except ValidationException as error:
+    except InvalidQueryError as invalid:
+        error = bad_request(invalid)  # the 400 the plugin's exception handler answers
         extra = cast("list[dict[str, str]]", error.extra)
         return Response(
             error.status_code,

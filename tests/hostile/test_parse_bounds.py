@@ -25,8 +25,10 @@ import pytest
 from litestar.exceptions import ValidationException
 
 from litestar_listing import Resource
+from litestar_listing.core.errors import InvalidQueryError
 from litestar_listing.core.names import NameIndex
 from litestar_listing.core.parsing import Limits, QueryString
+from litestar_listing.plugin.exceptions import bad_request
 from tests.conformance.targets import BEANIE_OPTIONS, THINGS_OPTIONS, memory_target
 from tests.hostile import Opened, request
 from tests.hostile.test_cost_guards import served
@@ -105,7 +107,8 @@ def ask(opened: Opened, query: str, resource: Resource | None = None) -> Answer:
         try:
             async with opened.target.context() as context:
                 envelope, headers = await listed.list_with_headers(request(query, None), session=context.session)
-        except ValidationException as error:
+        except InvalidQueryError as invalid:
+            error = bad_request(invalid)  # the 400 the plugin's exception handler answers
             extra = cast("list[dict[str, str]]", error.extra)
             return Answer(error.status_code, tuple(extra), body_size(error))
         return Answer(200, pagination=msgspec.to_builtins(envelope)["pagination"], headers=headers)
@@ -271,6 +274,6 @@ async def test_served_body_matches(query: str) -> None:
     """The size ``body_size`` computes is the size of the body a served app sends (on one backend: the memory one)."""
     status, body = await served(query)
     assert status == 400
-    with pytest.raises(ValidationException) as raised:
+    with pytest.raises(InvalidQueryError) as raised:
         memory_target().resources["things"].parse(QueryString.read(query, LIMITS))
-    assert body_size(raised.value) == len(body) <= BODY_LIMIT
+    assert body_size(bad_request(raised.value)) == len(body) <= BODY_LIMIT

@@ -31,10 +31,10 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from hypothesis import assume, given
-from litestar.exceptions import ValidationException
 
 from litestar_listing import ListContext, MemoryBackend, Resource
 from litestar_listing.backends.sqlalchemy import model_graph
+from litestar_listing.core.errors import InvalidQueryError
 from litestar_listing.core.query import FilterSyntax, ListQuery, Policy
 from litestar_listing.core.schema import ModelGraph
 from litestar_listing.plugin.policies import policy_of
@@ -161,7 +161,7 @@ class Scene:
         connection = request(query_string, None)
         try:
             query = self.resource.parse(query_items(connection), connection)
-        except ValidationException:
+        except InvalidQueryError:
             self.rejected += 1
             return
         runs: list[tuple[str, ListQuery, MemoryBackend]] = [

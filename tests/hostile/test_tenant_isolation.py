@@ -50,15 +50,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any
 
 import msgspec
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from litestar.exceptions import NotAuthorizedException, ValidationException
+from litestar.exceptions import NotAuthorizedException
 
 from litestar_listing import ListContext, Resource
+from litestar_listing.core.errors import InvalidQueryError
 from litestar_listing.core.query import FilterSyntax
 from litestar_listing.plugin.resource import query_items
 from litestar_listing.plugin.scoping import ScopeRule, tenant_scope
@@ -217,9 +218,8 @@ class Answer:
         return f"total {self.total}, ids {list(self.ids)}"
 
 
-def rejected(error: ValidationException) -> Answer:
-    extra = cast("list[dict[str, str]]", error.extra)
-    return Answer(rejected=tuple(item["key"] for item in extra))
+def rejected(error: InvalidQueryError) -> Answer:
+    return Answer(rejected=tuple(item.key for item in error.errors))
 
 
 async def listed(target: Target, resource: Resource, query: str, user: User) -> Answer:
@@ -228,7 +228,7 @@ async def listed(target: Target, resource: Resource, query: str, user: User) -> 
     try:
         async with target.context() as context:
             envelope = await resource.list(connection, session=context.session)
-    except ValidationException as error:
+    except InvalidQueryError as error:
         return rejected(error)
     except Exception as error:
         message = f"{target.id} failed on {resource.name}?{query} for {user}: {type(error).__name__}: {error}"
@@ -244,7 +244,7 @@ async def parsed_by(resource: Resource, memory: Resource, query: str, user: User
     connection = request(query, user)
     try:
         parsed = resource.parse(query_items(connection), connection)
-    except ValidationException as error:
+    except InvalidQueryError as error:
         return rejected(error)
     page = await memory.backend.fetch(parsed, ListContext(request=connection))
     return Answer(

@@ -6,9 +6,10 @@ import asyncio
 import time
 
 import pytest
-from litestar.exceptions import ServiceUnavailableException
 
 from litestar_listing import ConfigurationError, ListContext, ListingPlugin, ListQuery, MemoryBackend, Page, Resource
+from litestar_listing.core.errors import UnavailableError
+from litestar_listing.plugin.exceptions import as_http
 from tests.unit.graph import GRAPH
 
 ROWS = [{"id": i, "name": f"thing {i}", "small": 1, "owner_id": 1, "owner": None} for i in range(1, 4)]
@@ -63,7 +64,7 @@ async def test_a_list_that_cannot_start_within_the_queue_timeout_is_a_503() -> N
     backend = SlowBackend(delay=0.4)
     things = resource(backend, limit=1, queue_timeout=0.1, timeout=5.0)
     outcomes = await asyncio.gather(*(things.list(None, []) for _ in range(2)), return_exceptions=True)
-    refused = [outcome for outcome in outcomes if isinstance(outcome, ServiceUnavailableException)]
+    refused = [as_http(outcome) for outcome in outcomes if isinstance(outcome, UnavailableError)]
     assert len(refused) == 1
     assert refused[0].headers == {"Retry-After": "1"}
     assert "busy" in refused[0].detail
@@ -73,7 +74,7 @@ async def test_a_list_that_cannot_start_within_the_queue_timeout_is_a_503() -> N
 
 async def test_the_store_timeout_still_applies_once_admitted() -> None:
     things = resource(SlowBackend(delay=1.0), limit=1, timeout=0.1)
-    with pytest.raises(ServiceUnavailableException, match=r"longer than 0\.1 s"):
+    with pytest.raises(UnavailableError, match=r"longer than 0\.1 s"):
         await things.list(None, [])
 
 

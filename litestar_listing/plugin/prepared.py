@@ -1,0 +1,172 @@
+"""What a resource's declaration gives when the application starts: the checked exposure policy and its types.
+
+``prepare`` runs every start-up check of a ``Resource`` (fail at configuration time, not per
+request) and derives the field map, the query parser, the envelope type and the envelope's message.
+``Resource.prepared`` caches its result; nothing here reads a request.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import msgspec
+
+from litestar_listing.backends.base import TOTAL_MODES, check_contract, offered_operators
+from litestar_listing.core.errors import ConfigurationError
+from litestar_listing.core.parsing import QueryParser, is_raw_key
+from litestar_listing.core.query import LOOKUP_SEP, Combine, FieldPath, FilterSyntax
+from litestar_listing.core.schema import FieldMap, ModelGraph, closest
+from litestar_listing.plugin.envelope import envelope_type, item_type
+
+if TYPE_CHECKING:
+    from litestar_listing.plugin.resource import Resource
+
+__all__ = ("Prepared", "check_load", "prepare")
+
+ITEM_MODULE = "litestar_listing.plugin.resource"
+"""The module item types are named in (``<ITEM_MODULE>.<resource name>``): it tells two resources of one model apart."""
+
+
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    """A resource's declaration resolved against its models (``prepare``).
+
+    Attributes:
+        field_map: The exposure policy: every filterable, orderable and searchable path.
+        parser: The query parser of the resource's fields, limits, operators and options.
+        envelope: The response type of the list action (spec §2.1), named ``<Name>List``.
+        message: The envelope's ``message``: the declared one, or ``"Listed <name>."``.
+    """
+
+    field_map: FieldMap
+    parser: QueryParser
+    envelope: type[msgspec.Struct]
+    message: str
+
+
+def prepare(resource: Resource) -> Prepared:
+    """Check ``resource`` against its backend and models, and derive what its list action needs.
+
+    Raises:
+        ConfigurationError: Naming the resource: the backend breaks its contract
+            (``backends.base.check_contract``), a path does not exist, is private or too deep, a
+            forced filter names a missing field, a ``load`` name is no relation, ``combine`` is not
+            ``and``/``or``, a document-store resource exposes a relation filter, a raw filter key is
+            not allowed, ``keyset`` needs a capability the backend lacks, or ``total_mode`` is unknown.
+    """
+    backend = resource.backend
+    try:
+        check_contract(backend)
+        try:
+            combine = Combine(resource.combine)
+        except ValueError:
+            msg = f"combine must be 'and' or 'or', not {resource.combine!r}"
+            raise ConfigurationError(msg) from None
+        field_map = FieldMap.build(
+            backend.model_graph(),
+            filter_fields=resource.filter_fields,
+            order_fields=resource.order_fields,
+            search_fields=resource.search_fields,
+            default_order=resource.default_order,
+            computed=backend.computed_fields(),
+            max_depth=resource.max_depth,
+        )
+        for forced in resource.scopes:
+            for name in forced.fields:
+                field_map.field_at(FieldPath.parse(name))
+        check_load(field_map.graph, resource.load)
+        syntax = backend.capabilities.filter_syntax
+        if syntax is FilterSyntax.DOCUMENT:
+            _check_document_filters(field_map)
+        _check_raw_keys(resource.raw_filters, allowed=backend.capabilities.raw_filters)
+        if resource.keyset and not backend.capabilities.keyset:
+            msg = f"keyset=True needs a backend with keyset continuation; {type(backend).__name__} has none"
+            raise ConfigurationError(msg)
+        if resource.total_mode not in TOTAL_MODES:
+            msg = f"total_mode must be one of {', '.join(map(repr, TOTAL_MODES))}, not {resource.total_mode!r}"
+            raise ConfigurationError(msg)
+    except ConfigurationError as error:
+        msg = f"resource {resource.name!r}: {error}"
+        raise ConfigurationError(msg) from error
+    ignore_unknown = resource.ignore_unknown_filters
+    if ignore_unknown is None:
+        ignore_unknown = syntax is FilterSyntax.DOCUMENT
+    parser = QueryParser(
+        field_map,
+        combine,
+        resource.limits,
+        ignore_unknown,
+        syntax=syntax,
+        raw_keys=frozenset(resource.raw_filters),
+        keyset=resource.keyset,
+        operators=offered_operators(backend),
+    )
+    # The item type is named after the listed model, singular (``Flight``).
+    item = resource.item or item_type(
+        field_map.graph.root,
+        field_map.graph,
+        computed=field_map.computed,
+        load=tuple(resource.load),
+        extra=resource.enrich_fields,
+        module=f"{ITEM_MODULE}.{resource.name.replace('-', '_')}",
+    )
+    envelope = envelope_type(f"{_type_name(resource.name)}List", item)
+    return Prepared(field_map, parser, envelope, resource.message or f"Listed {resource.name}.")
+
+
+def check_load(graph: ModelGraph, load: Sequence[str]) -> None:
+    """Check that each ``load`` name is a relation path of ``graph``'s listed model (spec §4.5).
+
+    Raises:
+        ConfigurationError: A step is no relation; the message names it and the closest relations.
+    """
+    for path in load:
+        entity = graph.root_entity
+        for step in path.split(LOOKUP_SEP):
+            relation = entity.relations.get(step)
+            if relation is None:
+                hint = closest(step, entity.relations)
+                known = (
+                    f"did you mean {' or '.join(map(repr, hint))}?" if hint else f"it has {sorted(entity.relations)}"
+                )
+                msg = f"load {path!r}: {entity.name} has no relation {step!r}; {known}"
+                raise ConfigurationError(msg)
+            entity = graph.entities[relation.target]
+
+
+_DBREF_KEYS = frozenset({"$id", "$ref", "$db"})
+
+
+def _check_document_filters(field_map: FieldMap) -> None:
+    for name, exposed in field_map.filterable.items():
+        if exposed.hops:
+            msg = (
+                f"filter path {name!r} crosses a relation; document-store resources filter the model's own "
+                "fields and references only (spec §4.4.6, §4.4.9)"
+            )
+            raise ConfigurationError(msg)
+
+
+def _check_raw_keys(keys: Sequence[str], *, allowed: bool) -> None:
+    """Raw keys are dotted field paths; ``$`` only as a DBRef's ``$id``/``$ref``/``$db`` (DESIGN.md)."""
+    if keys and not allowed:
+        msg = "raw_filters are for document-store backends only (spec §4.4.9)"
+        raise ConfigurationError(msg)
+    for key in keys:
+        segments = key.split(".")
+        if not is_raw_key(key) or not all(segments):
+            msg = f"raw filter {key!r} must be a dotted field path containing '.' or '$', like 'meta.color'"
+            raise ConfigurationError(msg)
+        if segments[0].startswith("$") or any(s.startswith("$") and s not in _DBREF_KEYS for s in segments):
+            msg = (
+                f"raw filter {key!r} names a store operator; a query string must never reach operators such as "
+                "$where, $expr or $function (DESIGN.md, 'Document store'). Only $id, $ref and $db of a reference "
+                "may follow a field name."
+            )
+            raise ConfigurationError(msg)
+
+
+def _type_name(name: str) -> str:
+    return "".join(part.title() for part in name.replace("-", "_").split("_"))
