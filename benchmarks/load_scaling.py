@@ -255,6 +255,7 @@ async def routing_cost(backend: str, urls: dict[str, str], lists: int) -> dict[s
     Raises:
         LoadError: A list did not answer 200.
     """
+    import logging
     import time
 
     from litestar.testing import AsyncTestClient
@@ -262,6 +263,7 @@ async def routing_cost(backend: str, urls: dict[str, str], lists: int) -> dict[s
     from litestar_listing.demo.app import create_app
     from litestar_listing.demo.data import sqlalchemy_url
 
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # the test client's line per request
     routed = create_app(sqlalchemy_url(urls["primary"]), backend=backend, replicas=[urls["standby"]])
     direct = create_app(sqlalchemy_url(urls["standby"]), backend=backend)
     figures_by_request: dict[str, Any] = {}
