@@ -216,8 +216,14 @@ def pause(nodes: Nodes, cluster: str, *, stopped: bool) -> None:
         _run([str(bindir / "pg_ctl"), "-D", str(folder), "-l", log, "-w", "start"], f"starting the {cluster}")
 
 
+# Received too, not only replayed: a standby that has just restarted replays the WAL it has on disk,
+# and its received position stays behind until new WAL streams in (about 11 s measured on an idle
+# primary); until then the backends count it as late (replicas.LAG_QUERY) and skip it.
+_CAUGHT_UP = "SELECT pg_last_wal_receive_lsn() >= $1::pg_lsn AND pg_last_wal_replay_lsn() >= $1::pg_lsn"
+
+
 async def caught_up(primary: str, standby: str, seconds: float = 30.0) -> None:
-    """Wait until ``standby`` has replayed everything ``primary`` has written so far.
+    """Wait until ``standby`` streams from ``primary`` and has replayed everything it has written so far.
 
     Raises:
         TimeoutError: Not within ``seconds``.
@@ -226,6 +232,8 @@ async def caught_up(primary: str, standby: str, seconds: float = 30.0) -> None:
 
     source = await asyncpg.connect(primary, statement_cache_size=0)
     try:
+        # A transaction with an id writes a commit record: new WAL to stream, even on an idle primary.
+        await source.execute("SELECT pg_current_xact_id()")
         # The insert position, not pg_current_wal_lsn(): with synchronous_commit = off (above) a commit
         # that has returned may not be written yet, and a standby at the write position lacks it.
         position = await source.fetchval("SELECT pg_current_wal_insert_lsn()")
@@ -235,7 +243,7 @@ async def caught_up(primary: str, standby: str, seconds: float = 30.0) -> None:
     replica = await asyncpg.connect(standby.rsplit("/", 1)[0] + "/postgres", statement_cache_size=0)
     try:
         deadline = asyncio.get_running_loop().time() + seconds
-        while not await replica.fetchval("SELECT pg_last_wal_replay_lsn() >= $1::pg_lsn", position):
+        while not await replica.fetchval(_CAUGHT_UP, position):
             if asyncio.get_running_loop().time() > deadline:
                 msg = f"the standby did not replay up to {position} in {seconds:.0f} s"
                 raise TimeoutError(msg)
