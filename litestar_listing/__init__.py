@@ -4,7 +4,7 @@ Backends that need an optional extra live in their own subpackages, e.g.
 ``litestar_listing.backends.sqlalchemy.SQLAlchemyBackend``.
 """
 
-from litestar_listing.backends.base import Capabilities, ListContext, ListingBackend, Page, TotalMode
+from litestar_listing.backends.base import Capabilities, Computed, ListContext, ListingBackend, Page, TotalMode
 from litestar_listing.backends.memory import MemoryBackend
 from litestar_listing.core.errors import (
     ConfigurationError,
@@ -53,6 +53,7 @@ __all__ = (
     "OPERATORS",
     "Capabilities",
     "Combine",
+    "Computed",
     "ConfigurationError",
     "EnrichContext",
     "FieldMap",

@@ -3,27 +3,27 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, get_args, runtime_checkable
+from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, TypeVar, get_args, runtime_checkable
 
 from litestar_listing.core.errors import ConfigurationError, UnavailableError, UnsupportedQueryError
 from litestar_listing.core.operators import OPERATORS, Operator
 from litestar_listing.core.query import Combine, Filter, FilterSyntax, RawFilter
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
-
-    from litestar_listing.core.query import ListQuery, Search
+    from litestar_listing.core.query import ListQuery, Policy, Search
     from litestar_listing.core.schema import FieldInfo, ModelGraph
 
 __all__ = (
     "TOTAL_MODES",
     "Capabilities",
+    "Computed",
     "ListContext",
     "ListingBackend",
     "Page",
+    "PerPolicies",
     "TotalMode",
     "check_contract",
     "dispatch",
@@ -38,6 +38,124 @@ TotalMode = Literal["exact", "estimated"]
 (an extension: ``Resource.total_mode``, ``ListContext.total_mode``, ``Capabilities.total_modes``,
 ``Page.total_mode``)."""
 TOTAL_MODES: tuple[TotalMode, ...] = get_args(TotalMode)
+
+ModelT_co = TypeVar("ModelT_co", covariant=True)
+ExpressionT_co = TypeVar("ExpressionT_co", covariant=True)
+
+
+@dataclass(frozen=True, slots=True)
+class Computed(Generic[ModelT_co, ExpressionT_co]):
+    """A computed value (spec §4.3.2) that reads rows of other models, under their row policies.
+
+    A plain computed expression is fixed when the backend is built, so it cannot see the request:
+    counting rows of a model that has a row policy, it would count every tenant's rows. A
+    ``Computed`` is built for each list instead, from the request's policies (DESIGN.md, "Row
+    policies"): ``build(allowed)``, where ``allowed(model)`` is the condition that ``model``'s
+    policy puts on its rows for this request, always true when it has none and always false when
+    the request may see none of them. The value is listed and orderable like any computed value.
+
+    The backends take it where they take a computed expression: ``SQLAlchemyBackend(computed=...)``
+    (``allowed`` gives a ``ColumnElement[bool]``), ``PiccoloBackend(computed=...)`` (a
+    ``QueryString``) and ``BeanieBackend(computed=...)`` (an aggregation expression over ``$$this``,
+    a document of the model, for ``$filter``).
+
+    Attributes:
+        build: ``allowed -> expression``: the value as the backend's expression, called at most
+            once per dialect and distinct set of policies (the backends keep the result).
+        reads: The models ``build`` passes to ``allowed`` (mapped classes, tables or documents).
+            Their policies are resolved with the listed model's, and the plugin refuses at start a
+            model some resource scopes that has no row policy (``Resource.public_paths`` may name
+            the computed value instead). ``allowed`` of any other model is a ``ConfigurationError``.
+    """
+
+    build: Callable[[Callable[[Any], Any]], ExpressionT_co]
+    reads: tuple[ModelT_co, ...]
+
+    def built(
+        self,
+        alias: str,
+        name_of: Callable[[Any], str],
+        condition: Callable[[Any, Policy | None], object],
+        policies: Mapping[str, Policy],
+    ) -> ExpressionT_co:
+        """The expression for one list: ``build`` with ``allowed(model) = condition(model, its policy)``.
+
+        Args:
+            alias: The computed alias, for the error.
+            name_of: A model's name in the ``ModelGraph`` (its class name).
+            condition: The backend's condition of a policy, or of None for none.
+            policies: The list's policies by model name (``ListQuery.policies``).
+
+        Raises:
+            ConfigurationError: ``build`` asked for a model that is not in ``reads``: its policy
+                was not resolved, so the value could count rows the request may not see.
+        """
+        reads = {name_of(model) for model in self.reads}
+
+        def allowed(model: Any) -> object:
+            name = name_of(model)
+            if name not in reads:
+                msg = f"the computed value {alias!r} reads {name}: name it in Computed(reads=...)"
+                raise ConfigurationError(msg)
+            return condition(model, policies.get(name))
+
+        return self.build(allowed)
+
+    def read_names(self, name_of: Callable[[Any], str]) -> tuple[str, ...]:
+        """The names of ``reads``, for ``FieldInfo.reads``."""
+        return tuple(dict.fromkeys(name_of(model) for model in self.reads))
+
+
+def read_models(computed: Iterable[object], name_of: Callable[[Any], str]) -> tuple[str, ...]:
+    """The names of the models the ``Computed`` values among ``computed`` read, each once."""
+    return tuple(
+        dict.fromkeys(name for value in computed if isinstance(value, Computed) for name in value.read_names(name_of))
+    )
+
+
+ValueT = TypeVar("ValueT")
+
+
+class PerPolicies(Generic[ValueT]):
+    """What a backend builds per dialect and per set of the policies its ``Computed`` values read.
+
+    A tenant's second list reuses its statements; at most ``size`` sets are kept (then all are
+    dropped and built again). Without ``Computed`` values, one value per dialect.
+
+    Args:
+        reads: The model names the ``Computed`` values read (``read_models``).
+        size: The number of sets kept.
+    """
+
+    __slots__ = ("_kept", "reads", "size")
+
+    def __init__(self, reads: Sequence[str], size: int = 256) -> None:
+        self.reads = tuple(reads)
+        self.size = size
+        self._kept: dict[tuple[str, tuple[Policy | None, ...]], ValueT] = {}
+
+    def get(self, dialect: str, query: ListQuery | None, build: Callable[[Mapping[str, Policy]], ValueT]) -> ValueT:
+        """The value for ``dialect`` and ``query``'s policies: kept, or ``build(policies by model name)``."""
+        key = _policies_key(query, self.reads) if self.reads and query is not None else ()
+        value = None if key is None else self._kept.get((dialect, key))
+        if value is None:
+            value = build({} if query is None else {policy.entity: policy for policy in query.policies})
+            if key is not None:
+                if len(self._kept) >= self.size:
+                    self._kept.clear()
+                self._kept[dialect, key] = value
+        return value
+
+
+def _policies_key(query: ListQuery, names: Sequence[str]) -> tuple[Policy | None, ...] | None:
+    """The policies of ``names`` in ``query``; None when one cannot be a key (unhashable values)."""
+    found = {policy.entity: policy for policy in query.policies if policy.entity in names}
+    key = tuple(found.get(name) for name in names)
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
 
 
 @dataclass(frozen=True, slots=True)

@@ -47,14 +47,24 @@ class MemoryBackend:
         graph: The models behind the rows (relation names, which are to-many).
         rows: The listed rows; computed aliases are plain keys of each row.
         computed: Computed aliases (spec §4.3.2) and their types.
+        values: Computed aliases whose value is derived from the row as the list's row policies let
+            it be seen (its related rows outside their policies taken away), e.g. a count of its
+            visible to-many rows: the oracle of ``backends.base.Computed``. These replace the keys.
     """
 
     capabilities = Capabilities(keyset=True, row_policies=True)
 
-    def __init__(self, graph: ModelGraph, rows: Sequence[Row], computed: Mapping[str, FieldInfo] | None = None) -> None:
+    def __init__(
+        self,
+        graph: ModelGraph,
+        rows: Sequence[Row],
+        computed: Mapping[str, FieldInfo] | None = None,
+        values: Mapping[str, Callable[[Row], object]] | None = None,
+    ) -> None:
         self._graph = graph
         self._rows = list(rows)
         self._computed = dict(computed or {})
+        self._derived = dict(values or {})
         self._patterns: dict[LikePattern, re.Pattern[str]] = {}
 
     def model_graph(self) -> ModelGraph:
@@ -74,11 +84,13 @@ class MemoryBackend:
         An item holds the listed entity's non-private fields, the computed values, and the
         relations of ``context.load`` only, each projected the same way (spec §4.5).
         """
-        rows = self._rows
+        rows: list[Row] = self._rows
         if query.policies:
             policies = {policy.entity: policy for policy in query.policies}
             visible = (self._visible(row, self._graph.root, policies) for row in rows)
             rows = [row for row in visible if row is not None]
+        if self._derived:
+            rows = [{**row, **{name: value(row) for name, value in self._derived.items()}} for row in rows]
         test = where(
             query,
             lambda item: lambda row: self._filter(row, field_filter(item)),

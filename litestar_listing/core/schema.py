@@ -49,6 +49,8 @@ class FieldInfo:
             receive the value converted to UTC without an offset.
         private: Never filtered, searched, ordered on nor listed, through any path.
         computed: Not a column but an expression the resource maps (spec §4.3.2).
+        reads: For a computed value built per request (``backends.base.Computed``), the names of
+            the models whose rows it reads under their row policies.
         expected: What a valid value looks like, for error messages and OpenAPI (e.g. "a
             24-character hexadecimal ObjectId"); empty means the type's own description.
     """
@@ -63,6 +65,7 @@ class FieldInfo:
     private: bool = False
     computed: bool = False
     expected: str = ""
+    reads: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +120,18 @@ class ModelGraph:
     def root_entity(self) -> EntityInfo:
         """The listed entity."""
         return self.entities[self.root]
+
+    def including(self, others: Iterable[ModelGraph]) -> ModelGraph:
+        """This graph with the entities of ``others`` added (those of this graph win).
+
+        For the models a computed value reads without a relation leading there
+        (``backends.base.Computed``): their row policies are resolved with the listed model's.
+        """
+        entities = dict(self.entities)
+        for other in others:
+            for name, entity in other.entities.items():
+                entities.setdefault(name, entity)
+        return self if len(entities) == len(self.entities) else ModelGraph(self.root, entities)
 
 
 @dataclass(frozen=True, slots=True)

@@ -226,10 +226,11 @@ def _is_public(path: str, public: Sequence[str]) -> bool:
 def check_paths(resources: Sequence[Resource], policies: RowPolicies) -> None:
     """The start-up check: no relation path reaches a scoped model that has no row policy.
 
-    For every resource, every filter, search and order path that crosses a relation, and every
-    ``load`` path: each model it reaches that some resource of the application scopes
-    (``_scoped_models``) must have a ``RowPolicy``, unless the resource declares the path (or a
-    relation prefix of it) in ``Resource.public_paths``. A model reached through a backend without
+    For every resource, every filter, search and order path that crosses a relation, every
+    ``load`` path, and every model a ``Computed`` value reads (``FieldInfo.reads``): each model
+    reached that some resource of the application scopes (``_scoped_models``) must have a
+    ``RowPolicy``, unless the resource declares the path (or a relation prefix of it, or the
+    computed alias) in ``Resource.public_paths``. A model reached through a backend without
     ``Capabilities.row_policies`` may not have a policy at all: it would not be applied.
 
     Raises:
@@ -251,6 +252,7 @@ def check_paths(resources: Sequence[Resource], policies: RowPolicies) -> None:
                 raise ConfigurationError(msg)
         for kind, path in _client_paths(resource):
             _check_path(resource, kind, path, scoped, policies)
+        _check_computed(resource, scoped, policies)
 
 
 def _check_path(resource: Resource, kind: str, path: str, scoped: Mapping[str, str], policies: RowPolicies) -> None:
@@ -263,15 +265,30 @@ def _check_path(resource: Resource, kind: str, path: str, scoped: Mapping[str, s
         if relation is None:  # the field at the end of the path
             return
         entity = graph.entities[relation.target]
-        owner = scoped.get(entity.name)
-        if owner is not None and entity.name not in policies.by_entity:
-            msg = (
-                f"resource {resource.name!r}: the {kind} path {path!r} reaches {entity.name}, whose rows "
-                f"resource {owner!r} scopes, but {entity.name} has no row policy: clients could read "
-                f"rows {owner!r} hides. Give {entity.name} a RowPolicy on the plugin, or declare the path "
-                f"in Resource.public_paths if every row of {entity.name} may be read through it"
-            )
-            raise ConfigurationError(msg)
+        _check_reach(resource, f"the {kind} path {path!r}", path, entity.name, scoped, policies)
+
+
+def _check_reach(
+    resource: Resource, what: str, path: str, model: str, scoped: Mapping[str, str], policies: RowPolicies
+) -> None:
+    owner = scoped.get(model)
+    if owner is not None and model not in policies.by_entity:
+        msg = (
+            f"resource {resource.name!r}: {what} reaches {model}, whose rows "
+            f"resource {owner!r} scopes, but {model} has no row policy: clients could read "
+            f"rows {owner!r} hides. Give {model} a RowPolicy on the plugin, or declare the path "
+            f"in Resource.public_paths if every row of {model} may be read through it"
+        )
+        raise ConfigurationError(msg)
+
+
+def _check_computed(resource: Resource, scoped: Mapping[str, str], policies: RowPolicies) -> None:
+    """A ``Computed`` value reading a scoped model: the check of a path, the alias being the path."""
+    for name, info in resource.backend.computed_fields().items():
+        if _is_public(name, resource.public_paths):
+            continue
+        for model in info.reads:
+            _check_reach(resource, f"the computed value {name!r}", name, model, scoped, policies)
 
 
 def check_load(resource: Resource, load: Sequence[str]) -> None:

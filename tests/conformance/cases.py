@@ -1207,6 +1207,13 @@ _TABLE: tuple[Case, ...] = (
     Case("policy:parts:to-many-ne", "parts__name__ne=cam&order_by=id", (1, 4, 9, 21), 4, policies=_UMBRELLA_PARTS,
          needs=POLICY_MANY),
     Case("policy:admin:to-many", "parts__name=bolt&order_by=id", (1, 2, 12, 21), 4, needs=POLICY_MANY),
+    # The computed part_count counts the parts the Part policy lets through: Umbrella's one part of
+    # things 1, 4, 9, 16 and 21, none elsewhere; an admin counts all (order:part-count-desc).
+    Case("policy:parts:computed-order", "order_by=-part_count,id&count=6", (1, 4, 9, 16, 21, 2), 31,
+         policies=_UMBRELLA_PARTS, needs=POLICY | COMPUTED),
+    # Ascending: the 26 things without an Umbrella part by id descending, then the five with one.
+    Case("policy:parts:computed-order-asc", "order_by=part_count,-id&count=3&page=9", (3, 2, 21), 31,
+         policies=_UMBRELLA_PARTS, needs=POLICY | COMPUTED),
     Case("forced:default-order", "count=5", (28, 25, 21, 13, 14), 14, forced=(("company_id", 1),)),
     Case(
         "forced:same-name-dropped",

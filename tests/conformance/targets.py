@@ -24,7 +24,7 @@ from sqlalchemy import func, insert, select
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 
 from docs.examples.guide import pooling
-from litestar_listing import ListContext, ListingBackend, MemoryBackend, Resource
+from litestar_listing import Computed, ListContext, ListingBackend, MemoryBackend, Resource
 from litestar_listing.backends.base import Capabilities
 from litestar_listing.backends.beanie import BeanieBackend
 from litestar_listing.backends.piccolo import PiccoloBackend
@@ -56,7 +56,13 @@ THINGS_OPTIONS: Mapping[str, Any] = {
     "default_order": ("-created_at",),
 }
 RESOURCES = {"things": "and", "things_or": "or", "things_live": "and"}
-PART_COUNT = FieldInfo("part_count", ValueType.INTEGER, nullable=False, computed=True)
+PART_COUNT = FieldInfo("part_count", ValueType.INTEGER, nullable=False, computed=True, reads=("Part",))
+"""The computed ``part_count``: on every target a ``Computed`` value counting the parts the Part policy lets through."""
+
+
+def count_parts(row: Mapping[str, Any]) -> int:
+    """The memory oracle of ``part_count``: the parts of ``row`` as the policies let it be seen."""
+    return len(row["parts"])
 
 
 # Prefixes of the capability names the case table writes (``op:ilike``, ``syntax:document``).
@@ -131,7 +137,7 @@ def memory_target() -> Target:
 
     def make(name: str) -> ListingBackend:
         selected = [row for row in rows if row["id"] not in DELETED_IDS] if name == "things_live" else rows
-        return MemoryBackend(graph, selected, computed={"part_count": PART_COUNT})
+        return MemoryBackend(graph, selected, computed={"part_count": PART_COUNT}, values={"part_count": count_parts})
 
     return Target("memory", things_resources(make))
 
@@ -148,7 +154,15 @@ def postgres_target_url(database: str, name: str) -> str | None:
 
 
 def sqlalchemy_backend(name: str, replicas: Sequence[AsyncEngine] = ()) -> ListingBackend:
-    part_count = select(func.count(Part.id)).where(Part.thing_id == Thing.id).correlate(Thing).scalar_subquery()
+    part_count = Computed(
+        lambda allowed: (
+            select(func.count(Part.id))
+            .where(Part.thing_id == Thing.id, allowed(Part))
+            .correlate(Thing)
+            .scalar_subquery()
+        ),
+        reads=(Part,),
+    )
     live = (lambda statement: statement.where(Thing.deleted_at.is_(None))) if name == "things_live" else None
     return SQLAlchemyBackend(Thing, statement=live, computed={"part_count": part_count}, replicas=replicas)
 
@@ -191,7 +205,14 @@ async def sqlalchemy_target(database: str, name: str = "litestar_listing_conform
 
 def piccolo_backend(name: str, replicas: Sequence[str] = ()) -> ListingBackend:
     thing = piccolo_tables.Thing
-    part_count = QueryString('(SELECT COUNT(*) FROM "parts" WHERE "parts"."thing_id" = {})', thing.id)
+    part_count = Computed(
+        lambda allowed: QueryString(
+            '(SELECT COUNT(*) FROM "parts" WHERE "parts"."thing_id" = {} AND {})',
+            thing.id,
+            allowed(piccolo_tables.Part),
+        ),
+        reads=(piccolo_tables.Part,),
+    )
     return PiccoloBackend(
         thing,
         where=thing.deleted_at.is_null() if name == "things_live" else None,
@@ -265,13 +286,19 @@ BEANIE_OPTIONS: Mapping[str, Any] = {
 _PARTS_LOOKUP = {"$lookup": {"from": "parts", "localField": "_id", "foreignField": "thing.$id", "as": "part_docs"}}
 
 
+_PART_COUNT = Computed(
+    lambda allowed: {"$size": {"$filter": {"input": "$part_docs", "cond": allowed(beanie_documents.Part)}}},
+    reads=(beanie_documents.Part,),
+)
+
+
 def beanie_backend(name: str) -> ListingBackend:
     """The things resources on Beanie: soft delete and the part count come from list pipelines."""
     live = [{"$match": {"deleted_at": None}}] if name == "things_live" else []
     return BeanieBackend(
         beanie_documents.Thing,
         pipeline=[*live, _PARTS_LOOKUP],
-        computed={"part_count": ({"$size": "$part_docs"}, int)},
+        computed={"part_count": (_PART_COUNT, int)},
     )
 
 

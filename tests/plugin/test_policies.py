@@ -15,8 +15,10 @@ from typing import Any
 import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
+from sqlalchemy import func, select
 
 from litestar_listing import (
+    Computed,
     EnrichContext,
     ListingPlugin,
     MemoryBackend,
@@ -29,7 +31,7 @@ from litestar_listing.backends.base import Capabilities
 from litestar_listing.backends.sqlalchemy import SQLAlchemyBackend, model_graph
 from litestar_listing.core.errors import ConfigurationError
 from tests.conformance.fixture import memory_rows
-from tests.conformance.models import Company, Thing, User
+from tests.conformance.models import Company, Part, Thing, User
 
 
 @dataclass
@@ -85,6 +87,39 @@ def test_a_path_declared_public_is_accepted(kind: str) -> None:
     public = ("owner",) if kind == "load" else ("owner__name",)
     with TestClient(app([things(**UNSAFE[kind], public_paths=public), users()])) as client:
         assert client.get("/api/v1/things/", headers={"x-user": "acme"}).status_code == 200
+
+
+def counted_things(**options: Any) -> Resource:
+    """``things`` on SQLAlchemy with ``part_count``, a ``Computed`` value reading Part."""
+    part_count = Computed(
+        lambda allowed: select(func.count(Part.id)).where(Part.thing_id == Thing.id, allowed(Part)).scalar_subquery(),
+        reads=(Part,),
+    )
+    return Resource("things", SQLAlchemyBackend(Thing, computed={"part_count": part_count}), **options)
+
+
+def parts() -> Resource:
+    return Resource("parts", MemoryBackend(model_graph(Part), []), scopes=(tenant_scope("supplier_id"),))
+
+
+def test_a_computed_value_reading_a_scoped_model_without_a_policy_stops_the_app() -> None:
+    expected = r"resource 'things': the computed value 'part_count' reaches Part, whose rows resource 'parts' scopes"
+    with pytest.raises(ConfigurationError, match=expected):
+        app([counted_things(), parts()])
+
+
+def test_a_computed_value_declared_public_or_under_a_policy_is_accepted() -> None:
+    app([counted_things(public_paths=("part_count",)), parts()])
+    app([counted_things(), parts()], [RowPolicy(Part, tenant_scope("supplier_id"))])
+
+
+def test_a_computed_value_may_only_read_the_models_it_names() -> None:
+    sneaky = Computed(
+        lambda allowed: select(func.count(User.id)).where(User.id == Thing.owner_id, allowed(User)).scalar_subquery(),
+        reads=(Part,),
+    )
+    with pytest.raises(ConfigurationError, match=r"the computed value 'owners' reads User: name it in Computed"):
+        SQLAlchemyBackend(Thing, computed={"owners": sneaky})
 
 
 def test_a_relation_prefix_declares_every_path_through_it_public() -> None:

@@ -10,7 +10,7 @@ from beanie.exceptions import CollectionWasNotInitialized
 from bson import ObjectId
 from pymongo.errors import ConnectionFailure, ExecutionTimeout
 
-from litestar_listing.backends.base import Capabilities, ListContext, Page
+from litestar_listing.backends.base import Capabilities, Computed, ListContext, Page, PerPolicies
 from litestar_listing.backends.beanie.compiler import PipelineCompiler
 from litestar_listing.backends.beanie.introspection import DocumentInfo, Documents, field_info
 from litestar_listing.backends.beanie.loading import decode, load
@@ -65,7 +65,10 @@ class BeanieBackend:
         computed: Computed alias -> ``(aggregation expression, Python type)``, e.g.
             ``{"part_count": ({"$size": "$parts"}, int)}``: added with ``$addFields``, listed in
             items and orderable (spec §4.3.2). A field the pipeline adds is listed and orderable
-            only when mapped here (``("$field", type)``).
+            only when mapped here (``("$field", type)``). The expression may be a ``Computed``, built
+            per list from the request's row policies of the classes it reads: ``allowed(Document)``
+            is an expression over ``$$this``, a document of that class, for ``$filter`` (``True``
+            when it has no policy).
 
     Raises:
         ConfigurationError: On ``model_graph``/``prepare``: an unresolvable link, a computed
@@ -88,13 +91,21 @@ class BeanieBackend:
         document: type[Document],
         *,
         pipeline: Sequence[Mapping[str, Any]] = (),
-        computed: Mapping[str, tuple[Any, Any]] | None = None,
+        computed: Mapping[str, tuple[Any | Computed[type[Document], Any], Any]] | None = None,
     ) -> None:
         self.document = document
         self._pipeline = [dict(stage) for stage in pipeline]
         self._computed = dict(computed or {})
+        self._reads = {
+            read.__name__: read
+            for expression, _ in self._computed.values()
+            if isinstance(expression, Computed)
+            for read in expression.reads
+        }
         self._documents: Documents | None = None
+        self._read_documents: dict[str, Documents] = {}
         self._compiler: PipelineCompiler | None = None
+        self._compilers: PerPolicies[PipelineCompiler] = PerPolicies(tuple(self._reads))
         self._computed_fields: dict[str, FieldInfo] | None = None
 
     @property
@@ -113,14 +124,21 @@ class BeanieBackend:
         return self._documents
 
     def model_graph(self) -> ModelGraph:
-        """The graph of the listed document class."""
-        return self.documents().graph()
+        """The graph of the listed document class, with the classes its ``Computed`` values read."""
+        return self.documents().graph().including(self._read(name).graph() for name in self._reads)
+
+    def _read(self, name: str) -> Documents:
+        documents = self._read_documents.get(name)
+        if documents is None:
+            documents = self._read_documents[name] = Documents(self._reads[name])
+        return documents
 
     def computed_fields(self) -> Mapping[str, FieldInfo]:
         """The computed aliases and their types."""
         if self._computed_fields is None:
             self._computed_fields = {
-                name: field_info(name, annotation, computed=True) for name, (_, annotation) in self._computed.items()
+                name: field_info(name, annotation, computed=True, reads=_reads(expression))
+                for name, (expression, annotation) in self._computed.items()
             }
         return self._computed_fields
 
@@ -132,9 +150,36 @@ class BeanieBackend:
             if len(stage) != 1 or not next(iter(stage)).startswith("$"):
                 msg = f"{self.document.__name__}: pipeline stage {position} must be one {{'$stage': ...}} mapping"
                 raise ConfigurationError(msg)
-        expressions = {name: expression for name, (expression, _) in self._computed.items()}
         self.computed_fields()
-        self._compiler = PipelineCompiler(self.documents(), self._pipeline, expressions)
+        self._compiler = PipelineCompiler(self.documents(), self._pipeline, self._expressions({}))
+
+    def _expressions(self, policies: Mapping[str, Policy]) -> dict[str, Any]:
+        """The computed expressions of a list with ``policies`` (``Computed`` values built for them)."""
+
+        def condition(document: type[Document], policy: Policy | None) -> Any:
+            documents = self._read(document.__name__)
+            allowed = PipelineCompiler(documents).policy_expression(documents.info(document), policy)
+            return True if allowed is None else allowed
+
+        return {
+            name: expression.built(name, _name, condition, policies) if isinstance(expression, Computed) else expression
+            for name, (expression, _) in self._computed.items()
+        }
+
+    def compiler(self, query: ListQuery) -> PipelineCompiler:
+        """The compiler of ``query``: one for every list, or one per set of policies ``Computed`` values read.
+
+        Kept per distinct set of such policies (``PerPolicies``).
+        """
+        self.prepare()
+        assert self._compiler is not None  # noqa: S101 - set by prepare()
+        if not self._reads:
+            return self._compiler
+        return self._compilers.get(
+            "mongodb",
+            query,
+            lambda policies: PipelineCompiler(self.documents(), self._pipeline, self._expressions(policies)),
+        )
 
     async def fetch(self, query: ListQuery, context: ListContext) -> Page:
         """Count, then fetch the page unless it lies past the last document; then eager-load.
@@ -147,9 +192,8 @@ class BeanieBackend:
             UnavailableError: MongoDB is unreachable, or stopped the aggregation at
                 ``context.deadline`` (``maxTimeMS``).
         """
-        self.prepare()
-        assert self._compiler is not None  # noqa: S101 - set by prepare()
-        compiled = self._compiler.compile(query)
+        compiler = self.compiler(query)
+        compiled = compiler.compile(query)
         try:
             collection = self.document.get_pymongo_collection()
         except CollectionWasNotInitialized:
@@ -165,7 +209,6 @@ class BeanieBackend:
         items = [decode(root, document, computed) for document in documents]
         if context.load:
             policies = {policy.entity: policy for policy in query.policies}
-            compiler = self._compiler
 
             def allowed(info: DocumentInfo) -> dict[str, Any] | None:
                 return compiler.policy_match(info, policies.get(info.entity.name))
@@ -176,6 +219,14 @@ class BeanieBackend:
                 msg = f"MongoDB is unreachable ({type(error).__name__})"
                 raise UnavailableError(msg) from error
         return Page(items=items, total=total)
+
+
+def _name(document: type[Document]) -> str:
+    return document.__name__
+
+
+def _reads(expression: object) -> tuple[str, ...]:
+    return expression.read_names(_name) if isinstance(expression, Computed) else ()
 
 
 def policy_filter(document: type[Document], policy: Policy | None) -> dict[str, Any] | None:

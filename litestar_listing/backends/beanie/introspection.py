@@ -73,8 +73,8 @@ def value_type(annotation: Any) -> tuple[ValueType, dict[str, Any]] | None:
     return None
 
 
-def field_info(name: str, annotation: Any, *, computed: bool = False) -> FieldInfo:
-    """The ``FieldInfo`` of a field or computed value annotated ``annotation``.
+def field_info(name: str, annotation: Any, *, computed: bool = False, reads: tuple[str, ...] = ()) -> FieldInfo:
+    """The ``FieldInfo`` of a field or computed value annotated ``annotation`` (``reads``: see ``FieldInfo``).
 
     Raises:
         ConfigurationError: The annotation is not a type the listing can compare.
@@ -84,7 +84,7 @@ def field_info(name: str, annotation: Any, *, computed: bool = False) -> FieldIn
         msg = f"{name!r}: {annotation!r} is not a type a list can filter or order on"
         raise ConfigurationError(msg)
     kind, extra = mapped
-    return FieldInfo(name, kind, nullable=_unwrap(annotation)[1], computed=computed, **extra)
+    return FieldInfo(name, kind, nullable=_unwrap(annotation)[1], computed=computed, reads=reads, **extra)
 
 
 def _unwrap(annotation: Any) -> tuple[Any, bool]:

@@ -12,7 +12,16 @@ from piccolo.engine.base import Engine
 from piccolo.querystring import QueryString
 
 from litestar_listing.backends._sqlite import DEFAULT_STATEMENT_TIMEOUT, FOLD_FUNCTION, StatementGuard, fold_value
-from litestar_listing.backends.base import TOTAL_MODES, Capabilities, ListContext, Page, driver_unavailable
+from litestar_listing.backends.base import (
+    TOTAL_MODES,
+    Capabilities,
+    Computed,
+    ListContext,
+    Page,
+    PerPolicies,
+    driver_unavailable,
+    read_models,
+)
 from litestar_listing.backends.piccolo.compiler import Dialect, QueryCompiler, render_condition
 from litestar_listing.backends.piccolo.introspection import Tables, field_info
 from litestar_listing.backends.piccolo.loading import Guard, Node, Selection, load_many, plan
@@ -88,7 +97,9 @@ class PiccoloBackend:
             or ``piccolo_conf``), looked up when the application starts.
         where: The base list query's condition, e.g. ``Thing.deleted_at.is_null()`` to hide
             soft-deleted rows (spec §4.4.11): a Piccolo condition or a ``QueryString``.
-        computed: Computed aliases mapped to ``(SQL expression, column type)``, e.g.
+        computed: Computed aliases mapped to ``(SQL expression, column type)``; the expression may be a
+            ``Computed``, built per list from the request's row policies of the tables it reads
+            (``allowed(Table)`` is ``policy_condition``'s, or an always-true condition), e.g.
             ``{"part_count": (QueryString("(SELECT COUNT(*) FROM parts WHERE parts.thing_id = {})",
             Thing.id), Integer())}``; they are orderable and appear in each item (spec §4.3.2).
         reverse: Reverse relations (to-many) by name, each as the foreign key pointing back, e.g.
@@ -116,7 +127,8 @@ class PiccoloBackend:
         *,
         engine: Engine[Any] | None = None,
         where: Any = None,
-        computed: Mapping[str, tuple[QueryString, Column | type[Column]]] | None = None,
+        computed: Mapping[str, tuple[QueryString | Computed[type[Table], QueryString], Column | type[Column]]]
+        | None = None,
         reverse: Mapping[str, ForeignKey[Any]] | None = None,
         replicas: Sequence[str] = (),
         max_replica_lag: float = 5.0,
@@ -129,13 +141,21 @@ class PiccoloBackend:
         self._tables = Tables(table, reverse)
         self._graph = self._tables.model_graph()
         self._where = None if where is None else render_condition(where)
-        self._computed: dict[str, QueryString] = {}
+        self._computed = {name: expression for name, (expression, _) in (computed or {}).items()}
+        self._reads = read_models(self._computed.values(), _name)
+        if self._reads:
+            self._graph = self._graph.including(
+                Tables(read).model_graph()
+                for value in self._computed.values()
+                if isinstance(value, Computed)
+                for read in value.reads
+            )
         self._computed_fields: dict[str, FieldInfo] = {}
         for name, (expression, column_type) in (computed or {}).items():
             column = column_type() if isinstance(column_type, type) else column_type
-            self._computed[name] = expression
-            self._computed_fields[name] = field_info(name, column, computed=True)
-        self._compilers: dict[str, QueryCompiler] = {}
+            reads = expression.read_names(_name) if isinstance(expression, Computed) else ()
+            self._computed_fields[name] = field_info(name, column, computed=True, reads=reads)
+        self._compilers: PerPolicies[QueryCompiler] = PerPolicies(self._reads)
         self._selections: dict[tuple[str, ...], _PageSelection] = {}
 
     @property
@@ -181,38 +201,52 @@ class PiccoloBackend:
         self.compiler(engine)
         prepare_engine(engine)
 
-    def compiler(self, engine: Engine[Any]) -> QueryCompiler:
-        """The statement compiler for ``engine``'s dialect (cached per dialect).
+    def compiler(self, engine: Engine[Any], query: ListQuery | None = None) -> QueryCompiler:
+        """The statement compiler for ``engine``'s dialect and the policies of ``query`` that ``Computed`` values read.
+
+        Kept per dialect, and per distinct set of such policies (``PerPolicies``).
 
         Raises:
             ConfigurationError: The engine is neither SQLite nor PostgreSQL.
         """
-        compiler = self._compilers.get(engine.engine_type)
-        if compiler is None:
-            dialect = _DIALECTS.get(engine.engine_type)
-            if dialect is None:
-                msg = f"PiccoloBackend runs on SQLite and PostgreSQL, not {engine.engine_type!r}"
-                raise ConfigurationError(msg)
-            compiler = QueryCompiler(self._tables, self._computed, self._where, dialect)
-            self._compilers[engine.engine_type] = compiler
-        return compiler
+        dialect = _DIALECTS.get(engine.engine_type)
+        if dialect is None:
+            msg = f"PiccoloBackend runs on SQLite and PostgreSQL, not {engine.engine_type!r}"
+            raise ConfigurationError(msg)
 
-    def _page_selection(self, load: tuple[str, ...], guard: Guard | None = None) -> _PageSelection:
-        """What the page statement selects for ``load``: built once per distinct ``load``, then reused.
+        def condition(table: type[Table], policy: Policy | None) -> QueryString:
+            allowed = policy_condition(table, policy, engine.engine_type)
+            return _table_compiler(table, dialect).constant(value=True) if allowed is None else allowed
 
-        With a ``guard`` (row policies, which differ per request), built for the call and not kept.
+        def build(policies: Mapping[str, Policy]) -> QueryCompiler:
+            computed = {
+                name: value.built(name, _name, condition, policies) if isinstance(value, Computed) else value
+                for name, value in self._computed.items()
+            }
+            return QueryCompiler(self._tables, computed, self._where, dialect)
+
+        return self._compilers.get(engine.engine_type, query, build)
+
+    def _page_selection(
+        self, load: tuple[str, ...], computed: Mapping[str, QueryString], guard: Guard | None = None
+    ) -> _PageSelection:
+        """What the page statement selects for ``load`` and the ``computed`` values of the list's compiler.
+
+        Built once per distinct ``load``, then reused; with a ``guard`` (row policies, which differ
+        per request) or ``Computed`` values (built per request), built for the call and not kept.
 
         Raises:
             ConfigurationError: ``load`` names no relation.
         """
-        cached = None if guard is not None else self._selections.get(load)
+        kept = guard is None and not self._reads
+        cached = self._selections.get(load) if kept else None
         if cached is None:
             selection = Selection()
             tree = load_tree(load)
             node = plan(self._tables, self.table, self.table, tree, selection, optional=False, guard=guard)
-            extras = [(name, selection.add(expression)) for name, expression in self._computed.items()]
+            extras = [(name, selection.add(expression)) for name, expression in computed.items()]
             cached = (node, selection.columns, extras)
-            if guard is None:
+            if kept:
                 self._selections[load] = cached
         return cached
 
@@ -311,7 +345,7 @@ class PiccoloBackend:
         return page
 
     async def _list(self, query: ListQuery, context: ListContext, engine: Engine[Any], connection: Any) -> Page:
-        compiler = self.compiler(engine)
+        compiler = self.compiler(engine, query)
 
         async def run(statement: QueryString) -> list[dict[str, Any]]:
             if connection is None:
@@ -323,7 +357,7 @@ class PiccoloBackend:
             return engine.transform_response_to_dicts(rows)
 
         guard = compiler.load_guard(query) if context.load and query.policies else None
-        node, columns, extras = self._page_selection(context.load, guard)
+        node, columns, extras = self._page_selection(context.load, compiler.computed, guard)
         page_statement, total_statement = compiler.compile(query, columns, keys=context.keyset)
         rows = await run(page_statement)
 
@@ -357,6 +391,10 @@ class PiccoloBackend:
             total_mode="estimated" if estimated else "exact",
             last_key=last_key,
         )
+
+
+def _name(table: type[Table]) -> str:
+    return table.__name__
 
 
 @functools.lru_cache(maxsize=64)

@@ -87,8 +87,8 @@ def field_name(column: Column) -> str:
     return column._meta.db_column_name if isinstance(column, ForeignKey) else column._meta.name
 
 
-def field_info(name: str, column: Column, *, computed: bool = False) -> FieldInfo:
-    """Describe a column, or the type of a computed expression.
+def field_info(name: str, column: Column, *, computed: bool = False, reads: tuple[str, ...] = ()) -> FieldInfo:
+    """Describe a column, or the type of a computed expression (``reads``: the tables a ``Computed`` value reads).
 
     Raises:
         TypeError: Its column type has no ``ValueType``.
@@ -99,7 +99,13 @@ def field_info(name: str, column: Column, *, computed: bool = False) -> FieldInf
         raise TypeError(msg)
     kind, extra = mapped
     return FieldInfo(
-        name, kind, nullable=bool(column._meta.null), private=bool(column._meta.secret), computed=computed, **extra
+        name,
+        kind,
+        nullable=bool(column._meta.null),
+        private=bool(column._meta.secret),
+        computed=computed,
+        reads=reads,
+        **extra,
     )
 
 

@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping, Sequence
 from contextlib import suppress
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import ColumnElement, Engine, Select, event, exc, inspect, literal_column, select, text
+from sqlalchemy import ColumnElement, Engine, Select, event, exc, inspect, literal_column, select, text, true
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from sqlalchemy.orm import joinedload, selectinload
 
@@ -23,7 +23,16 @@ from litestar_listing.backends._sqlite import (
     StatementGuard,
     fold_value,
 )
-from litestar_listing.backends.base import TOTAL_MODES, Capabilities, ListContext, Page, driver_unavailable
+from litestar_listing.backends.base import (
+    TOTAL_MODES,
+    Capabilities,
+    Computed,
+    ListContext,
+    Page,
+    PerPolicies,
+    driver_unavailable,
+    read_models,
+)
 from litestar_listing.backends.relational.replicas import LAG_QUERY, Replica, ReplicaSet
 from litestar_listing.backends.relational.totals import planner_rows, total_of
 from litestar_listing.backends.sqlalchemy.compiler import StatementCompiler
@@ -108,7 +117,9 @@ class SQLAlchemyBackend:
             columns), or a callable that refines ``select(model)``, e.g. to exclude soft-deleted
             rows (spec §4.4.11). Its extra labelled columns appear in each item.
         computed: Computed aliases mapped to SQL expressions; they are orderable and appear in
-            each item (spec §4.3.2).
+            each item (spec §4.3.2). A ``Computed`` is built for each list from the request's row
+            policies of the models it reads (``allowed(Model)`` is ``policy_condition``'s, or
+            ``true()``), e.g. a count of the flights the signed-in tenant may see.
         to_item: Turns ``(instance, extra columns)`` into the item dict; by default every
             non-private column, the computed values, and the eager-loaded relations.
         replicas: Read replicas (PostgreSQL hot standbys): ``AsyncEngine``s or advanced-alchemy configs.
@@ -129,7 +140,7 @@ class SQLAlchemyBackend:
         *,
         config: SQLAlchemyAsyncConfig | None = None,
         statement: Select[Any] | Callable[[Select[Any]], Select[Any]] | None = None,
-        computed: Mapping[str, ColumnElement[Any]] | None = None,
+        computed: Mapping[str, ColumnElement[Any] | Computed[type[Any], ColumnElement[Any]]] | None = None,
         to_item: Callable[[Any, Mapping[str, Any]], dict[str, Any]] | None = None,
         replicas: Sequence[AsyncEngine | SQLAlchemyAsyncConfig] = (),
         max_replica_lag: float = 5.0,
@@ -141,24 +152,24 @@ class SQLAlchemyBackend:
             [Replica(async_sessionmaker(engine, expire_on_commit=False), str(engine.url)) for engine in engines],
             max_lag=max_replica_lag,
         )
-        computed = dict(computed or {})
-        base = select(model)
-        if computed:
-            base = base.add_columns(*(expression.label(name) for name, expression in computed.items()))
-        if callable(statement):
-            base = statement(base)
-        elif statement is not None:
-            base = statement
-        self._base = base
-        self._custom_base = statement is not None or bool(computed)
+        self._statement = statement
+        self._computed = dict(computed or {})
+        # Each value as built for a request without policies: its type.
+        unrestricted = self._expressions({})
+        self._custom_base = statement is not None or bool(self._computed)
         self._narrows = statement is not None
-        self._computed = computed
-        self._graph = model_graph(model)
+        self._graph = model_graph(model).including(
+            model_graph(read)
+            for value in self._computed.values()
+            if isinstance(value, Computed)
+            for read in value.reads
+        )
         self._computed_fields = {
-            name: field_info(name, expression, computed=True) for name, expression in computed.items()
+            name: field_info(name, expression, computed=True, reads=_reads(self._computed[name]))
+            for name, expression in unrestricted.items()
         }
         self._to_item = to_item
-        self._compilers: dict[str, StatementCompiler] = {}
+        self._compilers: PerPolicies[StatementCompiler] = PerPolicies(read_models(self._computed.values(), _name))
 
     @property
     def narrows_rows(self) -> bool:
@@ -182,13 +193,40 @@ class SQLAlchemyBackend:
         if self.config is not None:
             prepare_engine(self.config.get_engine())
 
-    def compiler(self, dialect: str) -> StatementCompiler:
-        """The statement compiler for ``dialect`` (cached per dialect)."""
-        compiler = self._compilers.get(dialect)
-        if compiler is None:
-            compiler = StatementCompiler(self.model, self._base, self._computed, dialect, custom_base=self._custom_base)
-            self._compilers[dialect] = compiler
-        return compiler
+    def _expressions(
+        self, policies: Mapping[str, Policy], dialect: str = "postgresql"
+    ) -> dict[str, ColumnElement[Any]]:
+        """The computed expressions of a list with ``policies`` (``Computed`` values built for them)."""
+
+        def condition(model: type[Any], policy: Policy | None) -> ColumnElement[bool]:
+            allowed = policy_condition(model, policy, dialect)
+            return true() if allowed is None else allowed
+
+        return {
+            name: value.built(name, _name, condition, policies) if isinstance(value, Computed) else value
+            for name, value in self._computed.items()
+        }
+
+    def _base_statement(self, computed: Mapping[str, ColumnElement[Any]]) -> Select[Any]:
+        base = select(self.model)
+        if computed:
+            base = base.add_columns(*(expression.label(name) for name, expression in computed.items()))
+        if callable(self._statement):
+            return self._statement(base)
+        return base if self._statement is None else self._statement
+
+    def compiler(self, dialect: str, query: ListQuery | None = None) -> StatementCompiler:
+        """The statement compiler for ``dialect`` and the policies of ``query`` that ``Computed`` values read.
+
+        Kept per dialect, and per distinct set of such policies (``PerPolicies``).
+        """
+
+        def build(policies: Mapping[str, Policy]) -> StatementCompiler:
+            computed = self._expressions(policies, dialect)
+            base = self._base_statement(computed)
+            return StatementCompiler(self.model, base, computed, dialect, custom_base=self._custom_base)
+
+        return self._compilers.get(dialect, query, build)
 
     def session(self, context: ListContext) -> AsyncSession:
         """The session of a call: ``context.session``, else the request's from ``config``.
@@ -292,7 +330,7 @@ class SQLAlchemyBackend:
         return page
 
     async def _list(self, session: AsyncSession, dialect: str, query: ListQuery, context: ListContext) -> Page:
-        compiler = self.compiler(dialect)
+        compiler = self.compiler(dialect, query)
         page_statement, total_statement = compiler.compile(query, keys=context.keyset)
         if context.load:
             page_statement = page_statement.options(*self._loader_options(context.load, compiler, query))
@@ -362,6 +400,14 @@ def _as_dict(instance: Any, load_tree: Mapping[str, Any]) -> dict[str, Any]:
         else:
             item[name] = _as_dict(value, subtree)
     return item
+
+
+def _name(model: type[Any]) -> str:
+    return model.__name__
+
+
+def _reads(value: object) -> tuple[str, ...]:
+    return value.read_names(_name) if isinstance(value, Computed) else ()
 
 
 _MODEL_COMPILERS: dict[tuple[type[Any], str], StatementCompiler] = {}

@@ -45,8 +45,10 @@ def value_type(column_type: sa_types.TypeEngine[Any]) -> tuple[ValueType, dict[s
     return None
 
 
-def field_info(name: str, column: ColumnElement[Any], *, private: bool = False, computed: bool = False) -> FieldInfo:
-    """Describe a column or a computed expression.
+def field_info(
+    name: str, column: ColumnElement[Any], *, private: bool = False, computed: bool = False, reads: tuple[str, ...] = ()
+) -> FieldInfo:
+    """Describe a column or a computed expression (``reads``: the models a ``Computed`` value reads).
 
     Raises:
         TypeError: Its SQL type has no ``ValueType``.
@@ -57,7 +59,7 @@ def field_info(name: str, column: ColumnElement[Any], *, private: bool = False, 
         raise TypeError(msg)
     kind, extra = mapped
     nullable = bool(getattr(column, "nullable", True))
-    return FieldInfo(name, kind, nullable=nullable, private=private, computed=computed, **extra)
+    return FieldInfo(name, kind, nullable=nullable, private=private, computed=computed, reads=reads, **extra)
 
 
 def is_private(prop: ColumnProperty[Any]) -> bool:
