@@ -34,6 +34,7 @@ from sqlalchemy import distinct, func, make_url, select
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from litestar_listing import (
+    Computed,
     EnrichContext,
     ListingBackend,
     ListingPlugin,
@@ -215,7 +216,18 @@ def sqlalchemy_backends(database_url: str, replicas: Sequence[str] = ()) -> Demo
         for engine in standbys:
             await engine.dispose()
 
-    departures = select(func.count()).where(Flight.origin == Airport.faa).correlate(Airport).scalar_subquery()
+    # start-example sqlalchemy-computed
+    # Built per list: ``allowed(Flight)`` is the signed-in tenant's Flight row policy as a condition.
+    departures = Computed(
+        lambda allowed: (
+            select(func.count())
+            .where(Flight.origin == Airport.faa, allowed(Flight))
+            .correlate(Airport)
+            .scalar_subquery()
+        ),
+        reads=(Flight,),
+    )
+    # end-example sqlalchemy-computed
     return DemoBackends(
         name="sqlalchemy",
         airlines=SQLAlchemyBackend(Airline, config=config, replicas=standbys),
@@ -313,8 +325,14 @@ def piccolo_backends(database_url: str, replicas: Sequence[str] = ()) -> DemoBac
         standbys = {name: piccolo_engine(url) for name, url in zip(names, replicas, strict=True)}
         engine.extra_nodes = standbys  # type: ignore[assignment]
         # end-example piccolo-replicas
-    departures = QueryString(
-        '(SELECT COUNT(*) FROM "flights" WHERE "flights"."origin" = {})', piccolo_tables.Airport.faa
+    # Built per list: ``allowed(Flight)`` is the signed-in tenant's Flight row policy as a condition.
+    departures = Computed(
+        lambda allowed: QueryString(
+            '(SELECT COUNT(*) FROM "flights" WHERE "flights"."origin" = {} AND {})',
+            piccolo_tables.Airport.faa,
+            allowed(piccolo_tables.Flight),
+        ),
+        reads=(piccolo_tables.Flight,),
     )
     on_startup: tuple[LifespanHook, ...] = ()
     on_shutdown: tuple[LifespanHook, ...] = ()
@@ -418,23 +436,32 @@ def beanie_backends(mongodb: str | AsyncDatabase[Any], *, days: Iterable[date] |
         while clients:
             await clients.pop().close()
 
-    # departures: the flights counted per origin by the loader (see documents.AIRPORT_DEPARTURES);
-    # $sum over the looked-up array is 0 for an airport without departures.
+    # departures: the flights counted per origin and carrier by the loader (documents.AIRPORT_DEPARTURES),
+    # summed over the counts the request's Flight row policy lets through; 0 without any.
     departures_lookup = {
         "$lookup": {
             "from": documents.AIRPORT_DEPARTURES,
             "localField": "_id",
-            "foreignField": "_id",
+            "foreignField": "origin",
             "as": "_departures",
         }
     }
+    departures = Computed(
+        lambda allowed: {
+            "$let": {
+                "vars": {"kept": {"$filter": {"input": "$_departures", "cond": allowed(documents.Flight)}}},
+                "in": {"$sum": "$$kept.departures"},
+            }
+        },
+        reads=(documents.Flight,),
+    )
     return DemoBackends(
         name="beanie",
         airlines=BeanieBackend(documents.Airline),
         airports=BeanieBackend(
             documents.Airport,
             pipeline=[departures_lookup],
-            computed={"departures": ({"$sum": "$_departures.departures"}, int)},
+            computed={"departures": (departures, int)},
         ),
         planes=BeanieBackend(documents.Plane),
         flights=BeanieBackend(documents.Flight),

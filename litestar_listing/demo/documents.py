@@ -194,8 +194,12 @@ DOCUMENTS: tuple[type[Document], ...] = (Airline, Airport, Plane, Flight, Weathe
 """Every demo document class, for ``init_beanie``."""
 
 AIRPORT_DEPARTURES = "airport_departures"
-"""A derived collection, ``{"_id": <faa>, "departures": <flights from there>}``, written by the loader.
+"""A derived collection written by the loader: one document per origin and carrier,
+``{"origin": <faa>, "carrier": <code>, "departures": <flights>}``.
 
-The ``airports`` resource looks its computed ``departures`` up here. A ``$lookup`` of the flights
-themselves would put all 120,835 flights from EWR into one document, past MongoDB's 16 MB limit.
+The ``airports`` resource looks its computed ``departures`` up here and sums the documents the
+request's Flight row policy lets through: the policy filters flights by ``carrier``, a field these
+documents have under the same name. A ``$lookup`` of the flights themselves would put all 120,835
+flights from EWR into one document, past MongoDB's 16 MB limit (and mongomock runs no ``$lookup``
+pipeline that could count them instead).
 """

@@ -236,12 +236,15 @@ async def _batches(rows: Iterator[Document]) -> AsyncIterator[list[Document]]:
 
 async def _count_departures(database: AsyncDatabase[Any]) -> None:
     # Derived on the server from the flights just written; $out replaces the collection.
+    # One document per origin and carrier: the Flight row policy (by carrier) applies to them.
     pipeline: list[dict[str, Any]] = [
-        {"$group": {"_id": "$origin", "departures": {"$sum": 1}}},
+        {"$group": {"_id": {"origin": "$origin", "carrier": "$carrier"}, "departures": {"$sum": 1}}},
+        {"$project": {"origin": "$_id.origin", "carrier": "$_id.carrier", "departures": 1}},
         {"$out": documents.AIRPORT_DEPARTURES},
     ]
     cursor = await database[_FLIGHTS].aggregate(pipeline)
     await cursor.to_list(None)
+    await database[documents.AIRPORT_DEPARTURES].create_index("origin")
 
 
 async def _meta_value(database: AsyncDatabase[Any], key: str) -> object:

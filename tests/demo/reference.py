@@ -69,3 +69,8 @@ def scalar(sql: str, *params: object) -> object:
 def column(sql: str, *params: object) -> list[object]:
     """The first column of every row of ``sql`` on the reference."""
     return [row[0] for row in reference().execute(sql, params)]
+
+
+def rows(sql: str, *params: object) -> list[tuple[object, ...]]:
+    """Every row of ``sql`` on the reference, as tuples."""
+    return [tuple(row) for row in reference().execute(sql, params)]

@@ -394,6 +394,21 @@ async def test_airports_order_by_the_computed_departures(on_beanie: AsyncTestCli
     assert sum(departures.values()) == 2_302
 
 
+async def test_departures_count_only_the_tenants_flights(on_beanie: AsyncTestClient[Litestar]) -> None:
+    rows = the_slice()
+    for bearer, carrier in (("demo-ua", "UA"), ("demo-admin", None), (None, None)):
+        departures = Counter(row.origin for row in rows.flights if carrier is None or row.carrier == carrier)
+        expected = sorted(rows.airports, key=lambda row: (-departures[row.faa], row.faa))
+        path = "/api/v1/airports/?order_by=-departures,faa&count=4"
+        body = await listing(on_beanie, path, bearer=bearer) if bearer else await listing(on_beanie, path)
+        assert [(item["faa"], item["departures"]) for item in body["data"]] == [
+            (row.faa, departures[row.faa]) for row in expected[:4]
+        ]
+    assert Counter(row.origin for row in rows.flights if row.carrier == "UA") != Counter(
+        row.origin for row in rows.flights
+    )
+
+
 async def test_watch_list_is_per_user_without_soft_deleted(on_beanie: AsyncTestClient[Litestar]) -> None:
     watched = [row for row in the_slice().watched if row.user_id == 3 and row.deleted_at is None]
     body = await listing(on_beanie, "/api/v1/watched-flights/?count=100&user_id=2", bearer="demo-aa")
