@@ -265,12 +265,11 @@ def _check_path(resource: Resource, kind: str, path: str, scoped: Mapping[str, s
         if relation is None:  # the field at the end of the path
             return
         entity = graph.entities[relation.target]
-        _check_reach(resource, f"the {kind} path {path!r}", path, entity.name, scoped, policies)
+        _check_reach(resource, f"the {kind} path {path!r}", entity.name, scoped, policies)
 
 
-def _check_reach(
-    resource: Resource, what: str, path: str, model: str, scoped: Mapping[str, str], policies: RowPolicies
-) -> None:
+def _check_reach(resource: Resource, what: str, model: str, scoped: Mapping[str, str], policies: RowPolicies) -> None:
+    """``what`` (a path, a computed value) reaching ``model``: refused when a resource scopes it without a policy."""
     owner = scoped.get(model)
     if owner is not None and model not in policies.by_entity:
         msg = (
@@ -288,7 +287,7 @@ def _check_computed(resource: Resource, scoped: Mapping[str, str], policies: Row
         if _is_public(name, resource.public_paths):
             continue
         for model in info.reads:
-            _check_reach(resource, f"the computed value {name!r}", name, model, scoped, policies)
+            _check_reach(resource, f"the computed value {name!r}", model, scoped, policies)
 
 
 def check_load(resource: Resource, load: Sequence[str]) -> None:
