@@ -6,6 +6,7 @@ The query semantics are the conformance table's business; this file covers what 
 from __future__ import annotations
 
 import sqlite3
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 from urllib.parse import parse_qsl
@@ -159,3 +160,43 @@ async def test_a_self_referencing_to_many_relation(query: str, ids: list[int]) -
     page = await resource.backend.fetch(resource.parser.parse(parse_qsl(query), []), ListContext())
     assert [item["id"] for item in page.items] == ids
     assert page.total == len(ids)
+
+
+class _Counted(FoldingConnection):
+    opened = 0
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        type(self).opened += 1
+
+
+async def _total(resource: Resource) -> int:
+    page = await resource.backend.fetch(resource.parser.parse([], []), ListContext())
+    assert page.total is not None
+    return page.total
+
+
+async def test_sqlite_lists_share_pooled_connections() -> None:
+    # Piccolo alone opens a connection (and aiosqlite a thread) per list; the read pool opens one
+    # for any number of lists one after the other.
+    engine = _sqlite_engine("pooled")
+    await write_piccolo_rows(engine)
+    engine.connection_kwargs["factory"] = _Counted
+    resource = Resource("things", PiccoloBackend(Thing, engine=engine))
+    resource.build()
+    assert [await _total(resource) for _ in range(5)] == [31] * 5
+    assert _Counted.opened == 1
+
+
+async def test_a_replaced_sqlite_file_is_read_afresh() -> None:
+    # A pooled connection keeps the file it opened; once another file takes its path, lists read
+    # the new one (here: empty tables).
+    engine, empty = _sqlite_engine("replaced"), _sqlite_engine("replacement")
+    await write_piccolo_rows(engine)
+    with piccolo_tables.bound(empty):
+        await create_db_tables(*piccolo_tables.TABLES)
+    resource = Resource("things", PiccoloBackend(Thing, engine=engine))
+    resource.build()
+    assert await _total(resource) == 31
+    Path(empty.path).replace(engine.path)  # noqa: ASYNC240 - a test's file move
+    assert await _total(resource) == 0

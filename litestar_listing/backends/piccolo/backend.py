@@ -4,14 +4,23 @@ from __future__ import annotations
 
 import functools
 import sqlite3
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from piccolo.columns import Column
 from piccolo.engine.base import Engine
+from piccolo.engine.sqlite import dict_factory
 from piccolo.querystring import QueryString
 
-from litestar_listing.backends._sqlite import DEFAULT_STATEMENT_TIMEOUT, FOLD_FUNCTION, StatementGuard, fold_value
+from litestar_listing.backends._sqlite import (
+    DEFAULT_STATEMENT_TIMEOUT,
+    FOLD_FUNCTION,
+    ReadPool,
+    ReadSnapshot,
+    StatementGuard,
+    fold_value,
+)
 from litestar_listing.backends.base import (
     TOTAL_MODES,
     Capabilities,
@@ -281,10 +290,10 @@ class PiccoloBackend:
                 return page
         if engine.engine_type == "sqlite":
             # Piccolo opens a SQLite connection (and its thread) per statement outside a transaction;
-            # one read transaction gives the page, the total and the eager loads one connection and
-            # one snapshot.
-            async with engine.transaction():
-                return await self._list(query, context, engine, None)
+            # a pooled connection and one read transaction give the page, the total and the eager
+            # loads one snapshot, at one thread hop per statement (``ReadPool``).
+            async with read_pool(engine).snapshot() as snapshot:
+                return await self._list(query, context, engine, snapshot)
         return await self._pooled(query, context, engine)
 
     async def _pooled(self, query: ListQuery, context: ListContext, engine: Engine[Any]) -> Page:
@@ -351,6 +360,8 @@ class PiccoloBackend:
             if connection is None:
                 return engine.transform_response_to_dicts(await engine.run_querystring(statement))
             sql, arguments = statement.compile_string(engine_type=engine.engine_type)
+            if isinstance(connection, ReadSnapshot):
+                return await connection.fetch(sql, arguments)
             # asyncpg's timeout asks PostgreSQL to cancel the statement and keeps the connection;
             # the time left is measured now, after the wait for the pooled connection.
             rows = await connection.fetch(sql, *arguments, timeout=context.remaining())
@@ -373,7 +384,7 @@ class PiccoloBackend:
             return await planner_rows(explain, sql)
 
         total, estimated = await total_of(
-            query, len(rows), context, count=count, estimate=None if connection is None else estimate
+            query, len(rows), context, count=count, estimate=estimate if engine.engine_type == "postgres" else None
         )
         pairs: list[tuple[Mapping[str, Any], dict[str, Any]]] = []
         for row in rows:
@@ -395,6 +406,40 @@ class PiccoloBackend:
 
 def _name(table: type[Table]) -> str:
     return table.__name__
+
+
+_READ_POOLS: OrderedDict[int, tuple[Engine[Any], ReadPool]] = OrderedDict()
+_MOST_READ_POOLS = 32
+
+
+def read_pool(engine: Engine[Any]) -> ReadPool:
+    """The pool of read connections of a SQLite ``engine``, made on first use (``ReadPool``).
+
+    Its connections are opened with the engine's own ``connection_kwargs`` (so with Piccolo's
+    type converters and the ``FoldingConnection`` factory of ``prepare_engine``) and Piccolo's rows
+    as dicts. The pools of the 32 engines used last are kept; an older one closes its connections.
+    """
+    key = id(engine)
+    held = _READ_POOLS.get(key)
+    if held is not None and held[0] is engine:
+        _READ_POOLS.move_to_end(key)
+        return held[1]
+    kwargs: dict[str, Any] = {**engine.connection_kwargs, "check_same_thread": False}  # type: ignore[attr-defined]
+
+    def connect() -> sqlite3.Connection:
+        connection: sqlite3.Connection = sqlite3.connect(**kwargs)
+        connection.row_factory = dict_factory
+        return connection
+
+    database = str(kwargs.get("database", ""))
+    file = None if kwargs.get("uri") or database in {"", ":memory:"} else database
+    pool = ReadPool(connect, file)
+    if held is not None:
+        held[1].close()
+    _READ_POOLS[key] = (engine, pool)
+    while len(_READ_POOLS) > _MOST_READ_POOLS:
+        _READ_POOLS.popitem(last=False)[1][1].close()
+    return pool
 
 
 @functools.lru_cache(maxsize=64)
