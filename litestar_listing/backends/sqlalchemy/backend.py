@@ -2,14 +2,29 @@
 
 from __future__ import annotations
 
+import asyncio
 import weakref
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import suppress
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import ColumnElement, Engine, Select, event, exc, inspect, literal_column, select, text, true
+from sqlalchemy import (
+    ColumnElement,
+    Engine,
+    Row,
+    Select,
+    create_engine,
+    event,
+    exc,
+    inspect,
+    literal_column,
+    select,
+    text,
+    true,
+)
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
-from sqlalchemy.orm import joinedload, selectinload
+from sqlalchemy.orm import Session, joinedload, selectinload
+from sqlalchemy.pool import QueuePool
 
 try:
     from sqlalchemy.util.concurrency import await_
@@ -45,7 +60,7 @@ if TYPE_CHECKING:
     from advanced_alchemy.extensions.litestar import SQLAlchemyAsyncConfig
     from sqlalchemy.orm.strategy_options import _AbstractLoad
 
-__all__ = ("SQLAlchemyBackend", "policy_condition", "prepare_engine")
+__all__ = ("SQLAlchemyBackend", "policy_condition", "prepare_engine", "read_engine")
 
 
 class _SQLitePreparer:
@@ -292,14 +307,19 @@ class SQLAlchemyBackend:
 
             async def on_replica(sessions: async_sessionmaker[AsyncSession]) -> Page:
                 async with sessions() as replica_session:
-                    return await self._timed(replica_session, query, context)
+                    return await self._timed(replica_session, query, context, apart=True)
 
             page = await self.replicas.serve(_replica_lag, on_replica)
             if page is not None:
                 return page
+        if not (session.in_transaction() or _has_writes(session)):
+            bind = session.get_bind()
+            reads = read_engine(bind) if isinstance(bind, Engine) else None
+            if reads is not None:
+                return await self._read(reads, query, context)
         if not session.in_transaction():
             try:
-                return await self._timed(session, query, context)
+                return await self._timed(session, query, context, apart=not _has_writes(session))
             except BaseException:
                 # The transaction is the list's own: end it, so the caller's next statement starts
                 # afresh instead of meeting an aborted transaction. The list's error is the one to
@@ -313,23 +333,35 @@ class SQLAlchemyBackend:
         async with session.begin_nested():
             return await self._timed(session, query, context)
 
-    async def _timed(self, session: AsyncSession, query: ListQuery, context: ListContext) -> Page:
+    async def _timed(
+        self, session: AsyncSession, query: ListQuery, context: ListContext, *, apart: bool = False
+    ) -> Page:
+        """List on ``session``, within the deadline on PostgreSQL.
+
+        ``apart``: the session held nothing before the list (no transaction, no writes), so the
+        count may run on another connection at the same time as the page (``_count_apart``).
+        """
         dialect = session.get_bind().dialect.name
-        if dialect != "postgresql" or context.deadline is None:
+        if dialect != "postgresql":
             return await self._list(session, dialect, query, context)
-        # PostgreSQL stops a statement past the deadline itself (SQLSTATE 57014, a 503): cancelling
-        # from asyncio instead would make SQLAlchemy discard the connection as if it had broken.
         # The time left is measured once the pooled connection is ours: waiting for it counts.
         await session.connection()
-        remaining = context.remaining()
-        assert remaining is not None  # noqa: S101 - there is a deadline
-        limit = str(max(1, int(remaining * 1000)))
+        limit = None
+        if context.deadline is not None:
+            # PostgreSQL stops a statement past the deadline itself (SQLSTATE 57014, a 503): cancelling
+            # from asyncio instead would make SQLAlchemy discard the connection as if it had broken.
+            remaining = context.remaining()
+            assert remaining is not None  # noqa: S101 - there is a deadline
+            limit = str(max(1, int(remaining * 1000)))
+        if limit is None:
+            return await self._list(session, dialect, query, context, apart=apart)
         previous = (await session.execute(_SET_TIMEOUT, {"limit": limit})).scalar_one()
-        page = await self._list(session, dialect, query, context)
+        page = await self._list(session, dialect, query, context, apart=apart, limit=limit)
         await session.execute(_RESET_TIMEOUT, {"limit": previous})
         return page
 
-    async def _list(self, session: AsyncSession, dialect: str, query: ListQuery, context: ListContext) -> Page:
+    def _statements(self, dialect: str, query: ListQuery, context: ListContext) -> tuple[Select[Any], Select[Any]]:
+        """The page statement (with its eager-loading options) and the total's statement."""
         compiler = self.compiler(dialect, query)
         page_statement, total_statement = compiler.compile(query, keys=context.keyset)
         if context.load:
@@ -337,10 +369,26 @@ class SQLAlchemyBackend:
             if query.policies:
                 # Loaded relations follow this request's policies, not what the session holds already.
                 page_statement = page_statement.execution_options(populate_existing=True)
+        return page_statement, total_statement
+
+    async def _list(
+        self,
+        session: AsyncSession,
+        dialect: str,
+        query: ListQuery,
+        context: ListContext,
+        *,
+        apart: bool = False,
+        limit: str | None = None,
+    ) -> Page:
+        page_statement, total_statement = self._statements(dialect, query, context)
+        counting = await _count_apart(session, total_statement, context, limit) if apart else None
         result = await session.execute(page_statement)
         rows = result.unique().all() if context.load else result.all()
 
         async def count() -> int:
+            if counting is not None:
+                return await counting
             return int((await session.execute(total_statement)).scalar_one())
 
         async def estimate() -> int | None:
@@ -349,10 +397,44 @@ class SQLAlchemyBackend:
         total, estimated = await total_of(
             query, len(rows), context, count=count, estimate=estimate if dialect == "postgresql" else None
         )
+        return self._page(query, context, tuple(result.keys()), rows, total, estimated=estimated)
+
+    async def _read(self, reads: Engine, query: ListQuery, context: ListContext) -> Page:
+        """List on ``reads`` (``read_engine``): the statements, the entity loading and the count in one worker call."""
+        page_statement, total_statement = self._statements("sqlite", query, context)
+
+        def run() -> tuple[tuple[str, ...], list[Row[Any]], int | None]:
+            with Session(reads) as session:
+                result = session.execute(page_statement)
+                rows = list(result.unique().all() if context.load else result.all())
+                counted = None
+                if query.total_from_page(len(rows)) is None:
+                    counted = int(session.execute(total_statement).scalar_one())
+            return tuple(result.keys()), rows, counted
+
+        keys, rows, counted = await asyncio.get_running_loop().run_in_executor(None, run)
+
+        async def count() -> int:
+            assert counted is not None  # noqa: S101 - counted above whenever the page does not tell it
+            return counted
+
+        total, _ = await total_of(query, len(rows), context, count=count, estimate=None)
+        return self._page(query, context, keys, rows, total, estimated=False)
+
+    def _page(
+        self,
+        query: ListQuery,
+        context: ListContext,
+        keys: tuple[str, ...],
+        rows: Sequence[Row[Any]],
+        total: int,
+        *,
+        estimated: bool,
+    ) -> Page:
         tree = load_tree(context.load)
         # Labelled columns after the entity, the same for every row; the ordering values come last.
         key_count = len(query.order) if context.keyset else 0
-        extra_keys = tuple(result.keys())[1 : len(result.keys()) - key_count]
+        extra_keys = keys[1 : len(keys) - key_count]
         items = [self._item(row, extra_keys, tree) for row in rows]
         last_key = tuple(rows[-1][len(rows[-1]) - key_count :]) if key_count and rows else None
         return Page(items=items, total=total, total_mode="estimated" if estimated else "exact", last_key=last_key)
@@ -365,6 +447,45 @@ class SQLAlchemyBackend:
         item = _as_dict(instance, tree)
         item.update(extras)
         return item
+
+
+async def _count_apart(
+    session: AsyncSession, statement: Select[Any], context: ListContext, limit: str | None
+) -> asyncio.Task[int] | None:
+    """The count ``statement`` started on a second pooled connection, to run while ``session`` fetches the page.
+
+    PostgreSQL, for a session that held nothing before the list: at READ COMMITTED each statement
+    sees a snapshot of its own, so the count sees what it would have seen on the session's
+    connection. Only when the pool has an idle connection now, taken at once: a list never waits
+    for a second connection while it holds one (under load, lists count on their own connection,
+    after the page). The count runs under the list's statement limit (``limit``, milliseconds); one
+    the page made needless (a partial page) runs to its end on its own. None: count on the session.
+    """
+    engine = session.bind
+    if context.total_mode != "exact" or not isinstance(engine, AsyncEngine):
+        return None
+    pool = engine.sync_engine.pool
+    if not isinstance(pool, QueuePool) or pool.checkedin() == 0:
+        return None
+    # The checkout takes the idle connection without waiting, before another task can.
+    connection = await engine.connect().start()
+
+    async def count() -> int:
+        try:
+            if limit is not None:
+                await connection.execute(_SET_TIMEOUT, {"limit": limit})
+            return int((await connection.execute(statement)).scalar_one())
+        finally:
+            await connection.close()
+
+    task = asyncio.create_task(count())
+    task.add_done_callback(_retrieved)
+    return task
+
+
+def _retrieved(task: asyncio.Task[int]) -> None:
+    if not task.cancelled():
+        task.exception()  # a count nobody awaits any more must not be reported as never retrieved
 
 
 async def _estimate(session: AsyncSession, total_statement: Select[Any]) -> int | None:
@@ -447,6 +568,66 @@ def policy_condition(
         (model, ()), policy.entity, {policy.entity: policy}
     )
     return condition
+
+
+_READ_ENGINES: weakref.WeakKeyDictionary[Engine, Engine | None] = weakref.WeakKeyDictionary()
+
+_OWN_CONNECTIONS = frozenset({"mode", "uri", "check_same_thread"})
+"""URL parameters under which a database may be private to a connection, or a connection to its thread."""
+
+
+def read_engine(bind: Engine) -> Engine | None:
+    """A synchronous engine over the SQLite file of ``bind``, for lists that need nothing of a request's session.
+
+    aiosqlite sends every cursor call to its connection's thread (a cursor, the statement, its rows,
+    the cursor's close: four hops a statement, and a rollback or two when the session ends), and
+    each hop waits for the event loop and the GIL. A list whose session holds no transaction and no
+    pending writes sees exactly what another connection to the file sees, so it runs whole (its
+    statements, the entity loading, the count) in one call of the loop's default executor, on this
+    engine's pooled ``sqlite3`` connections, which carry the same fold function and statement guard
+    (``prepare_engine``'s limit) and the same JSON codecs.
+
+    Made once per ``bind``. None, and lists keep to the request's session, when ``bind`` is not an
+    aiosqlite engine over a file (an in-memory database is private to its connection), or when it
+    has listeners SQLAlchemy did not add itself (connect-time set-up, statement hooks,
+    instrumentation): the read engine would not have them.
+    """
+    if bind in _READ_ENGINES:
+        return _READ_ENGINES[bind]
+    engine = _make_read_engine(bind)
+    _READ_ENGINES[bind] = engine
+    return engine
+
+
+def _make_read_engine(bind: Engine) -> Engine | None:
+    url = bind.url
+    database = url.database or ""
+    if bind.dialect.driver != "aiosqlite" or database in {"", ":memory:"} or set(url.query) & _OWN_CONNECTIONS:
+        return None
+    engine_events: Any = bind.dispatch
+    pool_events: Any = bind.pool.dispatch
+    engine_listeners = [fn for name in engine_events._event_names for fn in getattr(engine_events, name)]  # noqa: SLF001
+    pool_listeners = [fn for name in pool_events._event_names for fn in getattr(pool_events, name)]  # noqa: SLF001
+    if engine_listeners or not all(
+        isinstance(fn, _SQLitePreparer) or getattr(fn, "__module__", "").startswith("sqlalchemy.")
+        for fn in pool_listeners
+    ):
+        return None
+    preparer = _PREPARERS.get(bind)
+    limit = DEFAULT_STATEMENT_TIMEOUT if preparer is None else preparer.statement_timeout
+    dialect: Any = bind.dialect
+    engine = create_engine(
+        url.set(drivername="sqlite+pysqlite"),
+        json_serializer=dialect._json_serializer,  # noqa: SLF001 - the async engine's codecs
+        json_deserializer=dialect._json_deserializer,  # noqa: SLF001
+    )
+
+    def prepare(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.create_function(FOLD_FUNCTION, 1, fold_value, deterministic=True)
+        StatementGuard(limit).install(dbapi_connection)
+
+    event.listen(engine, "connect", prepare)
+    return engine
 
 
 def _has_writes(session: AsyncSession) -> bool:

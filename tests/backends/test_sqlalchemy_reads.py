@@ -1,0 +1,197 @@
+"""SQLAlchemy: where a list runs when its session holds nothing, and where when it holds writes.
+
+SQLite: a list whose session holds nothing runs on ``read_engine``'s own connections; PostgreSQL: it
+counts on a second pooled connection beside the page. One whose session holds a transaction or
+pending writes must see them, so it runs on the session alone. Statements are counted per engine or
+connection, and the totals checked against rows counted by hand.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+from sqlalchemy import Engine, String, event, insert
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, create_async_engine
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy.pool import StaticPool
+
+from litestar_listing import ListContext, Resource
+from litestar_listing.backends.sqlalchemy import SQLAlchemyBackend, prepare_engine, read_engine
+from tests.conftest import async_url, postgres_database_url, scratch_folder
+from tests.matrix import selected
+
+pytestmark = pytest.mark.skipif(not selected(backend="sqlalchemy"), reason="SQLAlchemy is not selected")
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class Note(Base):
+    __tablename__ = "notes"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    text: Mapped[str] = mapped_column(String(50))
+
+
+NOTES = 12  # written by the fixture; a page of 5 needs the count
+
+
+@pytest.fixture
+async def engine() -> AsyncIterator[AsyncEngine]:
+    if not selected(backend="sqlalchemy", database="sqlite"):
+        pytest.skip("SQLAlchemy on SQLite is not selected")
+    engine = create_async_engine(f"sqlite+aiosqlite:///{scratch_folder('listing-reads') / 'notes.sqlite'}")
+    prepare_engine(engine)
+    async with engine.begin() as connection:
+        await connection.run_sync(Base.metadata.create_all)
+        await connection.execute(insert(Note), [{"text": f"note {n}"} for n in range(NOTES)])
+    yield engine
+    await engine.dispose()
+    reads = read_engine(engine.sync_engine)
+    if reads is not None:
+        reads.dispose()
+
+
+@contextmanager
+def statements(engine: Engine | None) -> Iterator[list[str]]:
+    seen: list[str] = []
+    if engine is None:
+        yield seen
+        return
+
+    def record(*args: Any) -> None:
+        seen.append(str(args[2]))
+
+    event.listen(engine, "before_cursor_execute", record)
+    try:
+        yield seen
+    finally:
+        event.remove(engine, "before_cursor_execute", record)
+
+
+async def _list(session: AsyncSession) -> tuple[list[int], int | None]:
+    resource = Resource("notes", SQLAlchemyBackend(Note))
+    resource.build()
+    page = await resource.backend.fetch(resource.parser.parse([("count", "5")], []), ListContext(session=session))
+    return [item["id"] for item in page.items], page.total
+
+
+async def test_a_session_holding_nothing_lists_on_the_read_engine(engine: AsyncEngine) -> None:
+    reads = read_engine(engine.sync_engine)
+    assert reads is not None
+    with statements(engine.sync_engine) as on_session, statements(reads) as on_reads:
+        async with AsyncSession(engine) as session:
+            assert await _list(session) == ([1, 2, 3, 4, 5], NOTES)
+    assert on_session == []
+    assert len(on_reads) == 2  # the page and the count
+
+
+@pytest.mark.parametrize("flushed", [True, False], ids=["in-transaction", "pending"])
+async def test_a_session_with_writes_lists_on_itself_and_sees_them(engine: AsyncEngine, *, flushed: bool) -> None:
+    reads = read_engine(engine.sync_engine)
+    with statements(reads) as on_reads:
+        async with AsyncSession(engine) as session:
+            session.add(Note(id=100, text="uncommitted"))
+            if flushed:
+                await session.flush()
+            assert await _list(session) == ([1, 2, 3, 4, 5], NOTES + 1)
+            await session.rollback()
+            # The write is gone, and this session now holds nothing: the read engine counts again.
+            assert await _list(session) == ([1, 2, 3, 4, 5], NOTES)
+    assert len(on_reads) == 2
+
+
+async def test_an_engine_with_listeners_of_its_own_keeps_lists_on_the_session(engine: AsyncEngine) -> None:
+    other = create_async_engine(engine.url)
+
+    @event.listens_for(other.sync_engine, "connect")
+    def pragma(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.execute("PRAGMA cache_size = -4000")
+
+    prepare_engine(other)
+    assert read_engine(other.sync_engine) is None
+    with statements(other.sync_engine) as on_session:
+        async with AsyncSession(other) as session:
+            assert await _list(session) == ([1, 2, 3, 4, 5], NOTES)
+    assert len(on_session) == 2
+    await other.dispose()
+
+
+def test_an_in_memory_database_has_no_read_engine() -> None:
+    assert read_engine(create_async_engine("sqlite+aiosqlite://").sync_engine) is None
+    assert read_engine(create_async_engine("sqlite+aiosqlite:///:memory:").sync_engine) is None
+    shared_url = "sqlite+aiosqlite:///file:notes?mode=memory&cache=shared&uri=true"
+    shared = create_async_engine(shared_url, poolclass=StaticPool)
+    assert read_engine(shared.sync_engine) is None
+
+
+# PostgreSQL: a session that held nothing counts on a second pooled connection, at the same time as
+# the page, when the pool has an idle one; a session with writes counts on itself.
+
+
+@pytest.fixture
+async def postgresql() -> AsyncIterator[AsyncEngine]:
+    if not selected(backend="sqlalchemy", database="postgresql"):
+        pytest.skip("SQLAlchemy on PostgreSQL is not selected")
+    engine = create_async_engine(async_url(postgres_database_url("listing_count_apart")))
+    async with engine.begin() as connection:
+        await connection.run_sync(Base.metadata.drop_all)
+        await connection.run_sync(Base.metadata.create_all)
+        await connection.execute(insert(Note), [{"text": f"note {n}"} for n in range(NOTES)])
+    yield engine
+    await engine.dispose()
+
+
+@contextmanager
+def connections(engine: AsyncEngine) -> Iterator[list[tuple[int, str]]]:
+    """The (DBAPI connection, statement kind) of each statement ``engine`` runs."""
+    seen: list[tuple[int, str]] = []
+
+    def record(connection: Any, _cursor: Any, statement: str, *_: Any) -> None:
+        kind = "count" if "count(" in statement.lower() else "page" if "FROM notes" in statement else "other"
+        seen.append((id(connection.connection.dbapi_connection), kind))
+
+    event.listen(engine.sync_engine, "before_cursor_execute", record)
+    try:
+        yield seen
+    finally:
+        event.remove(engine.sync_engine, "before_cursor_execute", record)
+
+
+async def _idle(engine: AsyncEngine, count: int) -> None:
+    """Leave ``count`` connections idle in the pool."""
+    held = [await engine.connect().start() for _ in range(count)]
+    for connection in held:
+        await connection.close()
+
+
+async def test_the_count_runs_on_an_idle_connection_beside_the_page(postgresql: AsyncEngine) -> None:
+    await _idle(postgresql, 2)
+    with connections(postgresql) as seen:
+        async with AsyncSession(postgresql) as session:
+            assert await _list(session) == ([1, 2, 3, 4, 5], NOTES)
+    used = {kind: connection for connection, kind in seen if kind != "other"}
+    assert set(used) == {"page", "count"}
+    assert used["page"] != used["count"]
+
+
+async def test_without_an_idle_connection_the_count_follows_the_page(postgresql: AsyncEngine) -> None:
+    await _idle(postgresql, 1)  # the session's own
+    with connections(postgresql) as seen:
+        async with AsyncSession(postgresql) as session:
+            assert await _list(session) == ([1, 2, 3, 4, 5], NOTES)
+    assert len({connection for connection, kind in seen if kind != "other"}) == 1
+
+
+async def test_a_session_with_writes_counts_them_on_its_own_connection(postgresql: AsyncEngine) -> None:
+    await _idle(postgresql, 2)
+    with connections(postgresql) as seen:
+        async with AsyncSession(postgresql) as session:
+            session.add(Note(id=100, text="uncommitted"))
+            await session.flush()
+            assert await _list(session) == ([1, 2, 3, 4, 5], NOTES + 1)
+            await session.rollback()
+    assert len({connection for connection, _ in seen}) == 1
