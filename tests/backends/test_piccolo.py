@@ -11,7 +11,9 @@ from types import SimpleNamespace
 from typing import Any
 from urllib.parse import parse_qsl
 
+import asyncpg
 import pytest
+from piccolo.engine.postgres import PostgresEngine
 from piccolo.engine.sqlite import SQLiteEngine
 from piccolo.querystring import QueryString
 from piccolo.table import create_db_tables
@@ -22,7 +24,7 @@ from litestar_listing.backends.piccolo.compiler import render_condition
 from tests.conformance import piccolo_tables
 from tests.conformance.piccolo_tables import Part, Tag, Thing, User
 from tests.conformance.targets import write_piccolo_rows
-from tests.conftest import scratch_folder
+from tests.conftest import postgres_database_url, scratch_folder
 from tests.matrix import selected
 
 pytestmark = pytest.mark.skipif(not selected(backend="piccolo"), reason="the Piccolo backend is not selected")
@@ -200,3 +202,33 @@ async def test_a_replaced_sqlite_file_is_read_afresh() -> None:
     assert await _total(resource) == 31
     Path(empty.path).replace(engine.path)  # noqa: ASYNC240 - a test's file move
     assert await _total(resource) == 0
+
+
+async def test_on_postgresql_the_count_runs_on_a_second_pooled_connection(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Outside a transaction, with an idle connection in the pool, the count runs beside the page on
+    # another connection; inside engine.transaction() everything runs on the transaction's.
+    if not selected(backend="piccolo", database="postgresql"):
+        pytest.skip("Piccolo on PostgreSQL is not selected")
+    engine = PostgresEngine(config={"dsn": postgres_database_url("listing_piccolo_apart")}, extensions=())
+    await write_piccolo_rows(engine)
+    await engine.start_connection_pool(min_size=3, max_size=3)
+    try:
+        resource = Resource("things", PiccoloBackend(Thing, engine=engine))
+        resource.build()
+        acquired = 0
+        acquire = asyncpg.Pool.acquire
+
+        def counted(pool: asyncpg.Pool, *args: Any, **kwargs: Any) -> Any:
+            nonlocal acquired
+            acquired += 1
+            return acquire(pool, *args, **kwargs)
+
+        monkeypatch.setattr(asyncpg.Pool, "acquire", counted)
+        query = resource.parser.parse([("count", "5")], [])
+        page = await resource.backend.fetch(query, ListContext())
+        assert (page.total, acquired) == (31, 2)
+        async with engine.transaction():
+            page = await resource.backend.fetch(query, ListContext())
+        assert (page.total, acquired) == (31, 3)  # the transaction's own connection, and no other
+    finally:
+        await engine.close_connection_pool()

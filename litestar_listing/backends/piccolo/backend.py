@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import sqlite3
 from collections import OrderedDict
@@ -310,7 +311,7 @@ class PiccoloBackend:
         # One pooled connection for the page, the total and the eager loads: under load, a request
         # that queued for the pool once per statement would time out between its statements.
         async with pool.acquire() as connection:
-            return await self._list(query, context, engine, connection)
+            return await self._list(query, context, engine, connection, pool)
 
     def _replica_set(self, engine: Engine[Any]) -> ReplicaSet[Engine[Any]]:
         """The replicas of ``engine`` (its ``extra_nodes`` named by ``replicas``), made once per engine.
@@ -353,7 +354,14 @@ class PiccoloBackend:
         await savepoint.release()
         return page
 
-    async def _list(self, query: ListQuery, context: ListContext, engine: Engine[Any], connection: Any) -> Page:
+    async def _list(
+        self, query: ListQuery, context: ListContext, engine: Engine[Any], connection: Any, pool: Any = None
+    ) -> Page:
+        """List on ``connection`` (None: through ``engine``).
+
+        With the asyncpg ``pool`` the connection came from, the count may run on a second
+        connection beside the page (``_count_apart``).
+        """
         compiler = self.compiler(engine, query)
 
         async def run(statement: QueryString) -> list[dict[str, Any]]:
@@ -370,9 +378,14 @@ class PiccoloBackend:
         guard = compiler.load_guard(query) if context.load and query.policies else None
         node, columns, extras = self._page_selection(context.load, compiler.computed, guard)
         page_statement, total_statement = compiler.compile(query, columns, keys=context.keyset)
+        counting = None
+        if pool is not None and context.total_mode == "exact":
+            counting = await _count_apart(pool, total_statement.compile_string(engine_type="postgres"), context)
         rows = await run(page_statement)
 
         async def count() -> int:
+            if counting is not None:
+                return await counting
             return int((await run(total_statement))[0]["total"])
 
         async def estimate() -> int | None:
@@ -406,6 +419,39 @@ class PiccoloBackend:
 
 def _name(table: type[Table]) -> str:
     return table.__name__
+
+
+async def _count_apart(pool: Any, total: tuple[str, list[Any]], context: ListContext) -> asyncio.Task[int] | None:
+    """The count started on a second connection of the asyncpg ``pool``, to run while the page is fetched.
+
+    Only for a list outside the caller's transaction: at READ COMMITTED each statement sees a
+    snapshot of its own, so the count sees what it would have seen on the page's connection. Only
+    when the pool has an idle connection now, taken at once: a list never waits for a second
+    connection while it holds one (under load, lists count after the page on their own
+    connection). The count has the list's time left, as asyncpg's statement timeout; one the page
+    made needless (a partial page) runs to its end on its own. None: count on the page's connection.
+    """
+    if pool.get_idle_size() == 0:
+        return None
+    # An idle connection is in the pool's queue: it is taken without waiting, before another task can.
+    other = await pool.acquire()
+    sql, arguments = total
+
+    async def count() -> int:
+        try:
+            # fetch, not fetchval: asyncpg's fetchval (a one-row limit) keeps PostgreSQL's parallel workers out.
+            return int((await other.fetch(sql, *arguments, timeout=context.remaining()))[0][0])
+        finally:
+            await pool.release(other)
+
+    task = asyncio.create_task(count())
+    task.add_done_callback(_retrieved)
+    return task
+
+
+def _retrieved(task: asyncio.Task[int]) -> None:
+    if not task.cancelled():
+        task.exception()  # a count nobody awaits any more must not be reported as never retrieved
 
 
 _READ_POOLS: OrderedDict[int, tuple[Engine[Any], ReadPool]] = OrderedDict()
