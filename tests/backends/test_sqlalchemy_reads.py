@@ -178,12 +178,24 @@ async def test_the_count_runs_on_an_idle_connection_beside_the_page(postgresql: 
     assert used["page"] != used["count"]
 
 
-async def test_without_an_idle_connection_the_count_follows_the_page(postgresql: AsyncEngine) -> None:
-    await _idle(postgresql, 1)  # the session's own
+async def test_a_pool_with_room_opens_the_second_connection(postgresql: AsyncEngine) -> None:
+    # No idle connection besides the session's, but fewer than pool_size checked out: a new one.
+    await _idle(postgresql, 1)
     with connections(postgresql) as seen:
         async with AsyncSession(postgresql) as session:
             assert await _list(session) == ([1, 2, 3, 4, 5], NOTES)
-    assert len({connection for connection, kind in seen if kind != "other"}) == 1
+    assert len({connection for connection, kind in seen if kind != "other"}) == 2
+
+
+async def test_a_full_pool_counts_after_the_page_on_the_same_connection(postgresql: AsyncEngine) -> None:
+    engine = create_async_engine(postgresql.url, pool_size=1, max_overflow=0)
+    try:
+        with connections(engine) as seen:
+            async with AsyncSession(engine) as session:
+                assert await _list(session) == ([1, 2, 3, 4, 5], NOTES)
+        assert len({connection for connection, kind in seen if kind != "other"}) == 1
+    finally:
+        await engine.dispose()
 
 
 async def test_a_session_with_writes_counts_them_on_its_own_connection(postgresql: AsyncEngine) -> None:

@@ -426,14 +426,15 @@ async def _count_apart(pool: Any, total: tuple[str, list[Any]], context: ListCon
 
     Only for a list outside the caller's transaction: at READ COMMITTED each statement sees a
     snapshot of its own, so the count sees what it would have seen on the page's connection. Only
-    when the pool has an idle connection now, taken at once: a list never waits for a second
-    connection while it holds one (under load, lists count after the page on their own
-    connection). The count has the list's time left, as asyncpg's statement timeout; one the page
-    made needless (a partial page) runs to its end on its own. None: count on the page's connection.
+    when the pool hands a connection over at once (fewer than ``max_size`` are in use: an idle one,
+    or a new one): a list never waits for a second connection while it holds one (under load,
+    lists count after the page on their own connection). The count has the list's time left, as
+    asyncpg's statement timeout; one the page made needless (a partial page) runs to its end on
+    its own. None: count on the page's connection.
     """
-    if pool.get_idle_size() == 0:
+    if pool.get_size() - pool.get_idle_size() >= pool.get_max_size():
         return None
-    # An idle connection is in the pool's queue: it is taken without waiting, before another task can.
+    # A free place is in the pool's queue: it is taken without waiting, before another task can.
     other = await pool.acquire()
     sql, arguments = total
 

@@ -456,18 +456,19 @@ async def _count_apart(
 
     PostgreSQL, for a session that held nothing before the list: at READ COMMITTED each statement
     sees a snapshot of its own, so the count sees what it would have seen on the session's
-    connection. Only when the pool has an idle connection now, taken at once: a list never waits
-    for a second connection while it holds one (under load, lists count on their own connection,
-    after the page). The count runs under the list's statement limit (``limit``, milliseconds); one
-    the page made needless (a partial page) runs to its end on its own. None: count on the session.
+    connection. Only when the pool hands a connection over at once (an idle one, or a new one while
+    fewer than its ``pool_size`` are checked out): a list never waits for a second connection while
+    it holds one (under load, lists count on their own connection, after the page). The count runs
+    under the list's statement limit (``limit``, milliseconds); one the page made needless (a
+    partial page) runs to its end on its own. None: count on the session.
     """
     engine = session.bind
     if context.total_mode != "exact" or not isinstance(engine, AsyncEngine):
         return None
     pool = engine.sync_engine.pool
-    if not isinstance(pool, QueuePool) or pool.checkedin() == 0:
+    if not isinstance(pool, QueuePool) or not (pool.checkedin() > 0 or pool.checkedout() < pool.size()):
         return None
-    # The checkout takes the idle connection without waiting, before another task can.
+    # The checkout claims its connection before anything can yield to another task.
     connection = await engine.connect().start()
 
     async def count() -> int:
