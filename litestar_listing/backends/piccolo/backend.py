@@ -37,7 +37,7 @@ from litestar_listing.backends.piccolo.introspection import Tables, field_info
 from litestar_listing.backends.piccolo.loading import Guard, Node, Selection, load_many, plan
 from litestar_listing.backends.relational.compiler import KEY_LABEL
 from litestar_listing.backends.relational.replicas import LAG_QUERY, Replica, ReplicaSet
-from litestar_listing.backends.relational.totals import planner_rows, total_of
+from litestar_listing.backends.relational.totals import count_beside, planner_rows, total_of
 from litestar_listing.core.errors import ConfigurationError
 from litestar_listing.core.query import ListQuery, Policy, load_tree
 from litestar_listing.core.schema import FieldInfo, ModelGraph
@@ -445,14 +445,7 @@ async def _count_apart(pool: Any, total: tuple[str, list[Any]], context: ListCon
         finally:
             await pool.release(other)
 
-    task = asyncio.create_task(count())
-    task.add_done_callback(_retrieved)
-    return task
-
-
-def _retrieved(task: asyncio.Task[int]) -> None:
-    if not task.cancelled():
-        task.exception()  # a count nobody awaits any more must not be reported as never retrieved
+    return count_beside(count())
 
 
 _READ_POOLS: OrderedDict[int, tuple[Engine[Any], ReadPool]] = OrderedDict()

@@ -5,15 +5,16 @@ Shared by the SQL backends so that the rules of spec §2.2 and of estimated tota
 
 from __future__ import annotations
 
+import asyncio
 import json
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from litestar_listing.backends.base import ListContext
     from litestar_listing.core.query import ListQuery
 
-__all__ = ("planner_rows", "total_of")
+__all__ = ("count_beside", "planner_rows", "total_of")
 
 
 async def total_of(
@@ -64,3 +65,19 @@ async def planner_rows(explain: Callable[[str], Awaitable[object]], sql: str) ->
     if isinstance(plan, str):
         plan = json.loads(plan)
     return int(plan[0]["Plan"]["Plan Rows"])  # type: ignore[index]
+
+
+def count_beside(count: Coroutine[Any, Any, int]) -> asyncio.Task[int]:
+    """Start ``count`` (run on a second connection) to go on while the page is fetched.
+
+    The list awaits the task only when the page does not tell the total; otherwise it runs to its
+    end on its own, its result or error dropped (never reported as an exception not retrieved).
+    """
+    task = asyncio.create_task(count)
+    task.add_done_callback(_dropped)
+    return task
+
+
+def _dropped(task: asyncio.Task[int]) -> None:
+    if not task.cancelled():
+        task.exception()

@@ -49,7 +49,7 @@ from litestar_listing.backends.base import (
     read_models,
 )
 from litestar_listing.backends.relational.replicas import LAG_QUERY, Replica, ReplicaSet
-from litestar_listing.backends.relational.totals import planner_rows, total_of
+from litestar_listing.backends.relational.totals import count_beside, planner_rows, total_of
 from litestar_listing.backends.sqlalchemy.compiler import StatementCompiler
 from litestar_listing.backends.sqlalchemy.introspection import field_info, model_graph, public_columns
 from litestar_listing.core.errors import ConfigurationError, UnavailableError
@@ -479,14 +479,7 @@ async def _count_apart(
         finally:
             await connection.close()
 
-    task = asyncio.create_task(count())
-    task.add_done_callback(_retrieved)
-    return task
-
-
-def _retrieved(task: asyncio.Task[int]) -> None:
-    if not task.cancelled():
-        task.exception()  # a count nobody awaits any more must not be reported as never retrieved
+    return count_beside(count())
 
 
 async def _estimate(session: AsyncSession, total_statement: Select[Any]) -> int | None:
