@@ -581,7 +581,7 @@ def read_engine(bind: Engine) -> Engine | None:
     engine's pooled ``sqlite3`` connections, which carry the same fold function and statement guard
     (``prepare_engine``'s limit) and the same JSON codecs.
 
-    Made once per ``bind``. None, and lists keep to the request's session, when ``bind`` is not an
+    Made once per ``bind``, and disposed with it. None, and lists keep to the request's session, when ``bind`` is not an
     aiosqlite engine over a file (an in-memory database is private to its connection), or when it
     has listeners SQLAlchemy did not add itself (connect-time set-up, statement hooks,
     instrumentation): the read engine would not have them.
@@ -602,9 +602,8 @@ def _make_read_engine(bind: Engine) -> Engine | None:
     pool_events: Any = bind.pool.dispatch
     engine_listeners = [fn for name in engine_events._event_names for fn in getattr(engine_events, name)]  # noqa: SLF001
     pool_listeners = [fn for name in pool_events._event_names for fn in getattr(pool_events, name)]  # noqa: SLF001
-    if engine_listeners or not all(
-        isinstance(fn, _SQLitePreparer) or getattr(fn, "__module__", "").startswith("sqlalchemy.")
-        for fn in pool_listeners
+    if not all(_ours(fn) for fn in engine_listeners) or not all(
+        _ours(fn) or getattr(fn, "__module__", "").startswith("sqlalchemy.") for fn in pool_listeners
     ):
         return None
     preparer = _PREPARERS.get(bind)
@@ -621,7 +620,17 @@ def _make_read_engine(bind: Engine) -> Engine | None:
         StatementGuard(limit).install(dbapi_connection)
 
     event.listen(engine, "connect", prepare)
+
+    def dispose(_bind: Engine) -> None:
+        engine.dispose()  # its connections close with the async engine's (e.g. at the app's shutdown)
+
+    event.listen(bind, "engine_disposed", dispose)
     return engine
+
+
+def _ours(listener: object) -> bool:
+    """Whether ``listener`` is this module's own (the SQLite preparer, the read engine's disposal)."""
+    return isinstance(listener, _SQLitePreparer) or getattr(listener, "__module__", "") == __name__
 
 
 def _has_writes(session: AsyncSession) -> bool:
