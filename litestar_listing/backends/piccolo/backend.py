@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import sqlite3
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Coroutine, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from piccolo.columns import Column
@@ -378,27 +377,28 @@ class PiccoloBackend:
         guard = compiler.load_guard(query) if context.load and query.policies else None
         node, columns, extras = self._page_selection(context.load, compiler.computed, guard)
         page_statement, total_statement = compiler.compile(query, columns, keys=context.keyset)
-        counting = None
+        beside = None
         if pool is not None and context.total_mode == "exact":
-            counting = await _count_apart(pool, total_statement.compile_string(engine_type="postgres"), context)
-        rows = await run(page_statement)
+            beside = await _count_apart(pool, total_statement.compile_string(engine_type="postgres"), context)
+        async with count_beside(beside) as counting:
+            rows = await run(page_statement)
 
-        async def count() -> int:
-            if counting is not None:
-                return await counting
-            return int((await run(total_statement))[0]["total"])
+            async def count() -> int:
+                if counting is not None:
+                    return await counting
+                return int((await run(total_statement))[0]["total"])
 
-        async def estimate() -> int | None:
-            sql, arguments = compiler.rows_statement(query).compile_string(engine_type=engine.engine_type)
+            async def estimate() -> int | None:
+                sql, arguments = compiler.rows_statement(query).compile_string(engine_type=engine.engine_type)
 
-            async def explain(statement: str) -> object:
-                return await connection.fetchval(statement, *arguments, timeout=context.remaining())
+                async def explain(statement: str) -> object:
+                    return await connection.fetchval(statement, *arguments, timeout=context.remaining())
 
-            return await planner_rows(explain, sql)
+                return await planner_rows(explain, sql)
 
-        total, estimated = await total_of(
-            query, len(rows), context, count=count, estimate=estimate if engine.engine_type == "postgres" else None
-        )
+            total, estimated = await total_of(
+                query, len(rows), context, count=count, estimate=estimate if engine.engine_type == "postgres" else None
+            )
         pairs: list[tuple[Mapping[str, Any], dict[str, Any]]] = []
         for row in rows:
             item = node.item(row)
@@ -421,16 +421,17 @@ def _name(table: type[Table]) -> str:
     return table.__name__
 
 
-async def _count_apart(pool: Any, total: tuple[str, list[Any]], context: ListContext) -> asyncio.Task[int] | None:
-    """The count started on a second connection of the asyncpg ``pool``, to run while the page is fetched.
+async def _count_apart(
+    pool: Any, total: tuple[str, list[Any]], context: ListContext
+) -> Coroutine[Any, Any, int] | None:
+    """The count on a second connection of the asyncpg ``pool``, to run beside the page (``count_beside``).
 
     Only for a list outside the caller's transaction: at READ COMMITTED each statement sees a
     snapshot of its own, so the count sees what it would have seen on the page's connection. Only
     when the pool hands a connection over at once (fewer than ``max_size`` are in use: an idle one,
     or a new one): a list never waits for a second connection while it holds one (under load,
     lists count after the page on their own connection). The count has the list's time left, as
-    asyncpg's statement timeout; one the page made needless (a partial page) runs to its end on
-    its own. None: count on the page's connection.
+    asyncpg's statement timeout. None: count on the page's connection.
     """
     if pool.get_size() - pool.get_idle_size() >= pool.get_max_size():
         return None
@@ -445,7 +446,7 @@ async def _count_apart(pool: Any, total: tuple[str, list[Any]], context: ListCon
         finally:
             await pool.release(other)
 
-    return count_beside(count())
+    return count()
 
 
 _READ_POOLS: OrderedDict[int, tuple[Engine[Any], ReadPool]] = OrderedDict()

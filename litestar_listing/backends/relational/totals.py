@@ -6,8 +6,9 @@ Shared by the SQL backends so that the rules of spec §2.2 and of estimated tota
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -67,17 +68,19 @@ async def planner_rows(explain: Callable[[str], Awaitable[object]], sql: str) ->
     return int(plan[0]["Plan"]["Plan Rows"])  # type: ignore[index]
 
 
-def count_beside(count: Coroutine[Any, Any, int]) -> asyncio.Task[int]:
-    """Start ``count`` (run on a second connection) to go on while the page is fetched.
+@contextlib.asynccontextmanager
+async def count_beside(count: Coroutine[Any, Any, int] | None) -> AsyncIterator[asyncio.Task[int] | None]:
+    """Run ``count`` (on a second connection) as a task beside the page, for the block's duration.
 
-    The list awaits the task only when the page does not tell the total; otherwise it runs to its
-    end on its own, its result or error dropped (never reported as an exception not retrieved).
+    The list awaits the task when the page does not tell the total. Either way the block ends only
+    once the count has ended (its error, if the list did not need it, dropped): its connection is
+    back in the pool before the list returns, and never left to an event loop that closes.
+    Yields None for a None ``count``: the list counts after the page.
     """
-    task = asyncio.create_task(count)
-    task.add_done_callback(_dropped)
-    return task
-
-
-def _dropped(task: asyncio.Task[int]) -> None:
-    if not task.cancelled():
-        task.exception()
+    task = None if count is None else asyncio.create_task(count)
+    try:
+        yield task
+    finally:
+        if task is not None:
+            with contextlib.suppress(Exception):
+                await task

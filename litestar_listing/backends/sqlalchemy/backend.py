@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import weakref
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from contextlib import suppress
 from typing import TYPE_CHECKING, Any
 
@@ -382,21 +382,22 @@ class SQLAlchemyBackend:
         limit: str | None = None,
     ) -> Page:
         page_statement, total_statement = self._statements(dialect, query, context)
-        counting = await _count_apart(session, total_statement, context, limit) if apart else None
-        result = await session.execute(page_statement)
-        rows = result.unique().all() if context.load else result.all()
+        beside = await _count_apart(session, total_statement, context, limit) if apart else None
+        async with count_beside(beside) as counting:
+            result = await session.execute(page_statement)
+            rows = result.unique().all() if context.load else result.all()
 
-        async def count() -> int:
-            if counting is not None:
-                return await counting
-            return int((await session.execute(total_statement)).scalar_one())
+            async def count() -> int:
+                if counting is not None:
+                    return await counting
+                return int((await session.execute(total_statement)).scalar_one())
 
-        async def estimate() -> int | None:
-            return await _estimate(session, total_statement)
+            async def estimate() -> int | None:
+                return await _estimate(session, total_statement)
 
-        total, estimated = await total_of(
-            query, len(rows), context, count=count, estimate=estimate if dialect == "postgresql" else None
-        )
+            total, estimated = await total_of(
+                query, len(rows), context, count=count, estimate=estimate if dialect == "postgresql" else None
+            )
         return self._page(query, context, tuple(result.keys()), rows, total, estimated=estimated)
 
     async def _read(self, reads: Engine, query: ListQuery, context: ListContext) -> Page:
@@ -451,16 +452,15 @@ class SQLAlchemyBackend:
 
 async def _count_apart(
     session: AsyncSession, statement: Select[Any], context: ListContext, limit: str | None
-) -> asyncio.Task[int] | None:
-    """The count ``statement`` started on a second pooled connection, to run while ``session`` fetches the page.
+) -> Coroutine[Any, Any, int] | None:
+    """The count ``statement`` on a second pooled connection, to run beside ``session``'s page (``count_beside``).
 
     PostgreSQL, for a session that held nothing before the list: at READ COMMITTED each statement
     sees a snapshot of its own, so the count sees what it would have seen on the session's
     connection. Only when the pool hands a connection over at once (an idle one, or a new one while
     fewer than its ``pool_size`` are checked out): a list never waits for a second connection while
     it holds one (under load, lists count on their own connection, after the page). The count runs
-    under the list's statement limit (``limit``, milliseconds); one the page made needless (a
-    partial page) runs to its end on its own. None: count on the session.
+    under the list's statement limit (``limit``, milliseconds). None: count on the session.
     """
     engine = session.bind
     if context.total_mode != "exact" or not isinstance(engine, AsyncEngine):
@@ -479,7 +479,7 @@ async def _count_apart(
         finally:
             await connection.close()
 
-    return count_beside(count())
+    return count()
 
 
 async def _estimate(session: AsyncSession, total_statement: Select[Any]) -> int | None:
