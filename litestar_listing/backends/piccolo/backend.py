@@ -379,7 +379,7 @@ class PiccoloBackend:
         page_statement, total_statement = compiler.compile(query, columns, keys=context.keyset)
         beside = None
         if pool is not None and context.total_mode == "exact":
-            beside = await _count_apart(pool, total_statement.compile_string(engine_type="postgres"), context)
+            beside = await _count_apart(pool, total_statement, context)
         async with count_beside(beside) as counting:
             rows = await run(page_statement)
 
@@ -421,9 +421,7 @@ def _name(table: type[Table]) -> str:
     return table.__name__
 
 
-async def _count_apart(
-    pool: Any, total: tuple[str, list[Any]], context: ListContext
-) -> Coroutine[Any, Any, int] | None:
+async def _count_apart(pool: Any, total: QueryString, context: ListContext) -> Coroutine[Any, Any, int] | None:
     """The count on a second connection of the asyncpg ``pool``, to run beside the page (``count_beside``).
 
     Only for a list outside the caller's transaction: at READ COMMITTED each statement sees a
@@ -437,7 +435,7 @@ async def _count_apart(
         return None
     # A free place is in the pool's queue: it is taken without waiting, before another task can.
     other = await pool.acquire()
-    sql, arguments = total
+    sql, arguments = total.compile_string(engine_type="postgres")
 
     async def count() -> int:
         try:
