@@ -21,10 +21,12 @@ from litestar_listing.backends.sqlalchemy.backend import read_engine
 from litestar_listing.core.parsing import equality_filter
 from litestar_listing.core.query import FieldPath, Policy
 from tests.conformance.fixture import THINGS, USERS, company_row, part_rows, role_row, tag_rows
+from tests.conformance.models import ConformanceBase
 from tests.conformance.targets import Target, memory_target, open_target
 from tests.matrix import Store, selected
 
 LOAD = ("owner__manager__role", "reviewer", "company", "tags", "parts__supplier")
+TO_ONE = ("owner__manager__role", "reviewer", "company")  # SQLAlchemy builds these items from plain rows
 THING_COLUMNS = (
     "id", "name", "status", "quantity", "weight", "price", "active", "release_date", "created_at", "uid",
     "note", "owner_id", "reviewer_id", "company_id", "deleted_at",
@@ -111,8 +113,49 @@ async def _page(target: Target, query_string: str, load: tuple[str, ...]) -> lis
 
 @pytest.mark.parametrize("ids", [(1, 4, 12, 13, 17, 21), (2, 3, 5, 6, 7, 9, 14, 16, 19)])
 async def test_loaded_items_nest_every_relation_kind(target: Target, ids: tuple[int, ...]) -> None:
-    items = await _page(target, f"id__in={','.join(map(str, ids))}&order_by=id", LOAD)
+    with orm_instances() as loaded:
+        items = await _page(target, f"id__in={','.join(map(str, ids))}&order_by=id", LOAD)
     assert items == [expected_thing(thing_id) for thing_id in ids]
+    # To-many loads need SQLAlchemy's ORM loading (Piccolo has no instances to record).
+    assert bool(loaded) == (target.engine is None)
+
+
+def _to_one(thing: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in thing.items() if key not in {"tags", "parts"}}
+
+
+@pytest.mark.parametrize("ids", [(1, 4, 12, 13, 17, 21), (2, 3, 5, 6, 7, 9, 14, 16, 19)])
+async def test_to_one_loads_nest_alike(target: Target, ids: tuple[int, ...]) -> None:
+    with orm_instances() as loaded:
+        items = await _page(target, f"id__in={','.join(map(str, ids))}&order_by=id", TO_ONE)
+    assert items == [_to_one(expected_thing(thing_id)) for thing_id in ids]
+    # Items of to-one loads are read from the rows: no ORM instance is made for them.
+    assert loaded == []
+
+
+async def test_the_keyset_reads_the_last_rows_ordering_values_past_the_loaded_columns(target: Target) -> None:
+    resource = target.resources["things"]
+    query = resource.parser.parse([("order_by", "-quantity"), ("count", "4")], [])
+    async with target.context() as context:
+        page = await resource.backend.fetch(query, dataclasses.replace(context, load=TO_ONE, keyset=True))
+    last = next(row for row in THINGS if row[0] == page.items[-1]["id"])
+    assert [term.path.field for term in query.order] == ["quantity", "id"]
+    assert page.last_key == (last[THING_COLUMNS.index("quantity")], last[0])
+
+
+@contextmanager
+def orm_instances() -> Iterator[list[object]]:
+    """The ORM instances SQLAlchemy loads meanwhile (none are recorded on Piccolo)."""
+    loaded: list[object] = []
+
+    def record(instance: object, _context: Any) -> None:
+        loaded.append(instance)
+
+    event.listen(ConformanceBase, "load", record, propagate=True)
+    try:
+        yield loaded
+    finally:
+        event.remove(ConformanceBase, "load", record)
 
 
 async def test_no_load_gives_only_columns_and_computed_values(target: Target) -> None:
@@ -177,6 +220,16 @@ async def test_loaded_relations_follow_the_row_policies(target: Target, ids: tup
     if 4 in ids:
         four = page.items[ids.index(4)]
         assert (four["owner"], four["reviewer"], [part["id"] for part in four["parts"]]) == (None, None, [4])
+
+
+@pytest.mark.parametrize("ids", [(1, 4, 12, 13, 17, 21), (2, 3, 5, 6, 7, 9, 14, 16, 19, 25)])
+async def test_to_one_loads_follow_the_row_policies(target: Target, ids: tuple[int, ...]) -> None:
+    resource = target.resources["things"]
+    params = [*(("id", str(thing_id)) for thing_id in ids), ("order_by", "id"), ("count", "20")]
+    query = dataclasses.replace(resource.parser.parse(params, []), policies=LOAD_POLICIES)
+    async with target.context() as context:
+        page = await resource.backend.fetch(query, dataclasses.replace(context, load=TO_ONE))
+    assert page.items == [_to_one(expected_under_policies(thing_id)) for thing_id in ids]
 
 
 async def test_the_memory_oracle_loads_under_the_row_policies_alike() -> None:

@@ -6,6 +6,7 @@ import asyncio
 import weakref
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from contextlib import suppress
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import (
@@ -52,6 +53,7 @@ from litestar_listing.backends.relational.replicas import LAG_QUERY, Replica, Re
 from litestar_listing.backends.relational.totals import count_beside, planner_rows, total_of
 from litestar_listing.backends.sqlalchemy.compiler import StatementCompiler
 from litestar_listing.backends.sqlalchemy.introspection import field_info, model_graph, public_columns
+from litestar_listing.backends.sqlalchemy.rows import BY_POSITION, RowPlan, row_plan
 from litestar_listing.core.errors import ConfigurationError, UnavailableError
 from litestar_listing.core.query import LOOKUP_SEP, ListQuery, Policy, load_tree
 from litestar_listing.core.schema import FieldInfo, ModelGraph
@@ -360,16 +362,35 @@ class SQLAlchemyBackend:
         await session.execute(_RESET_TIMEOUT, {"limit": previous})
         return page
 
-    def _statements(self, dialect: str, query: ListQuery, context: ListContext) -> tuple[Select[Any], Select[Any]]:
-        """The page statement (with its eager-loading options) and the total's statement."""
+    def _statements(self, dialect: str, query: ListQuery, context: ListContext) -> _Statements:
+        """The page statement, the total's statement, and how the page's rows become items.
+
+        Items are built from plain rows (``RowPlan``) unless they need ORM instances: a ``to_item``,
+        a to-many eager load, an inheriting model, or a base statement of another shape.
+        """
         compiler = self.compiler(dialect, query)
         page_statement, total_statement = compiler.compile(query, keys=context.keyset)
+        total_statement = total_statement.execution_options(**BY_POSITION)
+        key_count = len(query.order) if context.keyset else 0
+        labelled = [description["name"] for description in page_statement.column_descriptions[1:]]
+        labels = tuple(labelled[: len(labelled) - key_count])
+        plan = None if self._to_item is not None else row_plan(self.model, context.load)
+        if plan is not None:
+            policies = compiler.policies(query)
+
+            def policy_on(entity: Any, model: type[Any]) -> ColumnElement[bool] | None:
+                allowed: ColumnElement[bool] | None = compiler.policy_condition((entity, ()), _name(model), policies)
+                return allowed
+
+            rows_statement = plan.statement(page_statement, policy_on)
+            if rows_statement is not None:
+                return _Statements(rows_statement, total_statement, labels, key_count, plan)
         if context.load:
             page_statement = page_statement.options(*self._loader_options(context.load, compiler, query))
             if query.policies:
                 # Loaded relations follow this request's policies, not what the session holds already.
                 page_statement = page_statement.execution_options(populate_existing=True)
-        return page_statement, total_statement
+        return _Statements(page_statement, total_statement, labels, key_count, None)
 
     async def _list(
         self,
@@ -381,73 +402,99 @@ class SQLAlchemyBackend:
         apart: bool = False,
         limit: str | None = None,
     ) -> Page:
-        page_statement, total_statement = self._statements(dialect, query, context)
-        beside = await _count_apart(session, total_statement, context, limit) if apart else None
+        statements = self._statements(dialect, query, context)
+        beside = await _count_apart(session, statements.total, context, limit) if apart else None
+        execute: Any = session.execute
+        if statements.plan is not None:
+            # Plain SQL on the session's connection: the session's pending writes go first, as its
+            # autoflush would have sent them.
+            if session.sync_session.autoflush and _has_writes(session):
+                await session.flush()
+            execute = (await session.connection()).execute
         async with count_beside(beside) as counting:
-            result = await session.execute(page_statement)
-            rows = result.unique().all() if context.load else result.all()
+            result = await execute(statements.page)
+            rows = result.unique().all() if context.load and statements.plan is None else result.all()
 
             async def count() -> int:
                 if counting is not None:
                     return await counting
-                return int((await session.execute(total_statement)).scalar_one())
+                return int((await execute(statements.total)).scalar_one())
 
             async def estimate() -> int | None:
-                return await _estimate(session, total_statement)
+                return await _estimate(session, statements.total)
 
             total, estimated = await total_of(
                 query, len(rows), context, count=count, estimate=estimate if dialect == "postgresql" else None
             )
-        return self._page(query, context, tuple(result.keys()), rows, total, estimated=estimated)
+        return self._page(query, context, statements, rows, total, estimated=estimated)
 
     async def _read(self, reads: Engine, query: ListQuery, context: ListContext) -> Page:
-        """List on ``reads`` (``read_engine``): the statements, the entity loading and the count in one worker call."""
-        page_statement, total_statement = self._statements("sqlite", query, context)
+        """List on ``reads`` (``read_engine``): the statements, the items' rows and the count in one worker call."""
+        statements = self._statements("sqlite", query, context)
+        plain = statements.plan is not None
 
-        def run() -> tuple[tuple[str, ...], list[Row[Any]], int | None]:
-            with Session(reads) as session:
-                result = session.execute(page_statement)
-                rows = list(result.unique().all() if context.load else result.all())
+        def run() -> tuple[list[Row[Any]], int | None]:
+            with reads.connect() if plain else Session(reads) as runner:
+                result = runner.execute(statements.page)
+                rows = list(result.unique().all() if context.load and not plain else result.all())
                 counted = None
                 if query.total_from_page(len(rows)) is None:
-                    counted = int(session.execute(total_statement).scalar_one())
-            return tuple(result.keys()), rows, counted
+                    counted = int(runner.execute(statements.total).scalar_one())
+            return rows, counted
 
-        keys, rows, counted = await asyncio.get_running_loop().run_in_executor(None, run)
+        rows, counted = await asyncio.get_running_loop().run_in_executor(None, run)
 
         async def count() -> int:
             assert counted is not None  # noqa: S101 - counted above whenever the page does not tell it
             return counted
 
         total, _ = await total_of(query, len(rows), context, count=count, estimate=None)
-        return self._page(query, context, keys, rows, total, estimated=False)
+        return self._page(query, context, statements, rows, total, estimated=False)
 
     def _page(
         self,
         query: ListQuery,
         context: ListContext,
-        keys: tuple[str, ...],
+        statements: _Statements,
         rows: Sequence[Row[Any]],
         total: int,
         *,
         estimated: bool,
     ) -> Page:
-        tree = load_tree(context.load)
-        # Labelled columns after the entity, the same for every row; the ordering values come last.
-        key_count = len(query.order) if context.keyset else 0
-        extra_keys = keys[1 : len(keys) - key_count]
-        items = [self._item(row, extra_keys, tree) for row in rows]
-        last_key = tuple(rows[-1][len(rows[-1]) - key_count :]) if key_count and rows else None
+        key_count, plan = statements.key_count, statements.plan
+        last_key = None
+        if key_count and rows:
+            last = rows[-1]
+            last_key = plan.key_values(last, key_count) if plan is not None else tuple(last[len(last) - key_count :])
+        if plan is not None:
+            items = plan.items(rows, statements.labels)
+        else:
+            tree = load_tree(context.load)
+            items = [self._item(row, statements.labels, tree) for row in rows]
         return Page(items=items, total=total, total_mode="estimated" if estimated else "exact", last_key=last_key)
 
-    def _item(self, row: Any, extra_keys: tuple[str, ...], tree: Mapping[str, Any]) -> dict[str, Any]:
+    def _item(self, row: Any, labels: tuple[str, ...], tree: Mapping[str, Any]) -> dict[str, Any]:
         instance = row[0]
-        extras = dict(zip(extra_keys, row[1 : 1 + len(extra_keys)], strict=True))
+        extras = dict(zip(labels, row[1 : 1 + len(labels)], strict=True))
         if self._to_item is not None:
             return self._to_item(instance, extras)
         item = _as_dict(instance, tree)
         item.update(extras)
         return item
+
+
+@dataclass(frozen=True, slots=True)
+class _Statements:
+    """The statements of one list (``SQLAlchemyBackend._statements``)."""
+
+    page: Select[Any]
+    total: Select[Any]
+    labels: tuple[str, ...]
+    """The names of the page's labelled columns that go into each item (the keyset's values do not)."""
+    key_count: int
+    """How many ordering values the page selects last for the keyset (``ListContext.keyset``)."""
+    plan: RowPlan | None
+    """How plain rows of ``page`` become items; None: ``page`` loads ORM instances."""
 
 
 async def _count_apart(
