@@ -129,7 +129,7 @@ def test_an_in_memory_database_has_no_read_engine() -> None:
 
 
 # PostgreSQL: a session that held nothing counts on a second pooled connection, at the same time as
-# the page, when the pool has an idle one; a session with writes counts on itself.
+# the page, when the pool can hand over both at once; a session with writes counts on itself.
 
 
 @pytest.fixture
@@ -195,6 +195,22 @@ async def test_a_full_pool_counts_after_the_page_on_the_same_connection(postgres
                 assert await _list(session) == ([1, 2, 3, 4, 5], NOTES)
         assert len({connection for connection, kind in seen if kind != "other"}) == 1
     finally:
+        await engine.dispose()
+
+
+async def test_a_pool_with_room_for_one_connection_counts_after_the_page(postgresql: AsyncEngine) -> None:
+    # The count would take the last connection the pool can hand over, and the page would wait for
+    # one: both run on the session's.
+    engine = create_async_engine(postgresql.url, pool_size=2, max_overflow=0, pool_timeout=5)
+    elsewhere = await engine.connect().start()
+    try:
+        with connections(engine) as seen:
+            async with AsyncSession(engine) as session:
+                assert await _list(session) == ([1, 2, 3, 4, 5], NOTES)
+        assert [kind for _, kind in seen if kind != "other"] == ["page", "count"]
+        assert len({connection for connection, kind in seen if kind != "other"}) == 1
+    finally:
+        await elsewhere.close()
         await engine.dispose()
 
 

@@ -341,26 +341,26 @@ class SQLAlchemyBackend:
         """List on ``session``, within the deadline on PostgreSQL.
 
         ``apart``: the session held nothing before the list (no transaction, no writes), so the
-        count may run on another connection at the same time as the page (``_count_apart``).
+        count may run on another connection at the same time as the page (``_count_apart``). It
+        starts first: on a large table it is the longer of the two.
         """
         dialect = session.get_bind().dialect.name
+        statements = self._statements(dialect, query, context)
         if dialect != "postgresql":
-            return await self._list(session, dialect, query, context)
-        # The time left is measured once the pooled connection is ours: waiting for it counts.
-        await session.connection()
-        limit = None
-        if context.deadline is not None:
-            # PostgreSQL stops a statement past the deadline itself (SQLSTATE 57014, a 503): cancelling
-            # from asyncio instead would make SQLAlchemy discard the connection as if it had broken.
-            remaining = context.remaining()
-            assert remaining is not None  # noqa: S101 - there is a deadline
-            limit = str(max(1, int(remaining * 1000)))
-        if limit is None:
-            return await self._list(session, dialect, query, context, apart=apart)
-        previous = (await session.execute(_SET_TIMEOUT, {"limit": limit})).scalar_one()
-        page = await self._list(session, dialect, query, context, apart=apart, limit=limit)
-        await session.execute(_RESET_TIMEOUT, {"limit": previous})
-        return page
+            return await self._list(session, dialect, query, context, statements, None)
+        beside = await _count_apart(session, statements.total, context) if apart else None
+        async with count_beside(beside) as counting:
+            if counting is not None:
+                await asyncio.sleep(0)  # the count sends its first statement before the page's
+            # The time left is measured once the pooled connection is ours: waiting for it counts.
+            connection = await session.connection()
+            limit = _limit(context)
+            if limit is None:
+                return await self._list(session, dialect, query, context, statements, counting)
+            previous = (await connection.execute(_SET_TIMEOUT, {"limit": limit})).scalar_one()
+            page = await self._list(session, dialect, query, context, statements, counting)
+            await connection.execute(_RESET_TIMEOUT, {"limit": previous})
+            return page
 
     def _statements(self, dialect: str, query: ListQuery, context: ListContext) -> _Statements:
         """The page statement, the total's statement, and how the page's rows become items.
@@ -398,12 +398,10 @@ class SQLAlchemyBackend:
         dialect: str,
         query: ListQuery,
         context: ListContext,
-        *,
-        apart: bool = False,
-        limit: str | None = None,
+        statements: _Statements,
+        counting: asyncio.Task[int] | None,
     ) -> Page:
-        statements = self._statements(dialect, query, context)
-        beside = await _count_apart(session, statements.total, context, limit) if apart else None
+        """The page on ``session``, and the total from ``counting`` (the count beside it) or counted after it."""
         execute: Any = session.execute
         if statements.plan is not None:
             # Plain SQL on the session's connection: the session's pending writes go first, as its
@@ -411,21 +409,20 @@ class SQLAlchemyBackend:
             if session.sync_session.autoflush and _has_writes(session):
                 await session.flush()
             execute = (await session.connection()).execute
-        async with count_beside(beside) as counting:
-            result = await execute(statements.page)
-            rows = result.unique().all() if context.load and statements.plan is None else result.all()
+        result = await execute(statements.page)
+        rows = result.unique().all() if context.load and statements.plan is None else result.all()
 
-            async def count() -> int:
-                if counting is not None:
-                    return await counting
-                return int((await execute(statements.total)).scalar_one())
+        async def count() -> int:
+            if counting is not None:
+                return await counting
+            return int((await execute(statements.total)).scalar_one())
 
-            async def estimate() -> int | None:
-                return await _estimate(session, statements.total)
+        async def estimate() -> int | None:
+            return await _estimate(session, statements.total)
 
-            total, estimated = await total_of(
-                query, len(rows), context, count=count, estimate=estimate if dialect == "postgresql" else None
-            )
+        total, estimated = await total_of(
+            query, len(rows), context, count=count, estimate=estimate if dialect == "postgresql" else None
+        )
         return self._page(query, context, statements, rows, total, estimated=estimated)
 
     async def _read(self, reads: Engine, query: ListQuery, context: ListContext) -> Page:
@@ -497,29 +494,44 @@ class _Statements:
     """How plain rows of ``page`` become items; None: ``page`` loads ORM instances."""
 
 
+def _limit(context: ListContext) -> str | None:
+    """The statement limit of a list on PostgreSQL: the milliseconds left until its deadline, None for none.
+
+    PostgreSQL stops a statement past it itself (SQLSTATE 57014, a 503): cancelling from asyncio
+    instead would make SQLAlchemy discard the connection as if it had broken.
+    """
+    remaining = context.remaining()
+    return None if remaining is None else str(max(1, int(remaining * 1000)))
+
+
 async def _count_apart(
-    session: AsyncSession, statement: Select[Any], context: ListContext, limit: str | None
+    session: AsyncSession, statement: Select[Any], context: ListContext
 ) -> Coroutine[Any, Any, int] | None:
     """The count ``statement`` on a second pooled connection, to run beside ``session``'s page (``count_beside``).
 
     PostgreSQL, for a session that held nothing before the list: at READ COMMITTED each statement
     sees a snapshot of its own, so the count sees what it would have seen on the session's
-    connection. Only when the pool hands a connection over at once (an idle one, or a new one while
-    fewer than its ``pool_size`` are checked out): a list never waits for a second connection while
-    it holds one (under load, lists count on their own connection, after the page). The count runs
-    under the list's statement limit (``limit``, milliseconds). None: count on the session.
+    connection. Called before the session takes its own connection, and only when the pool can hand
+    both over at once (idle ones, or new ones while it holds fewer than its ``pool_size``): a list
+    never waits for one connection while it holds another (under load, lists count on their own
+    connection, after the page). The count runs under the list's statement limit (``_limit``).
+    None: count on the session.
     """
     engine = session.bind
     if context.total_mode != "exact" or not isinstance(engine, AsyncEngine):
         return None
     pool = engine.sync_engine.pool
-    if not isinstance(pool, QueuePool) or not (pool.checkedin() > 0 or pool.checkedout() < pool.size()):
+    if not isinstance(pool, QueuePool):
+        return None
+    idle, lent = pool.checkedin(), pool.checkedout()
+    if idle + max(0, pool.size() - idle - lent) < 2:  # the count's and the page's
         return None
     # The checkout claims its connection before anything can yield to another task.
     connection = await engine.connect().start()
 
     async def count() -> int:
         try:
+            limit = _limit(context)
             if limit is not None:
                 await connection.execute(_SET_TIMEOUT, {"limit": limit})
             return int((await connection.execute(statement)).scalar_one())
