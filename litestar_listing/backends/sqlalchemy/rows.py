@@ -60,16 +60,15 @@ def _relations(parent: Any, model: type[Any], tree: Mapping[str, Any]) -> tuple[
         relationship = inspect(model).mapper.relationships.get(key)
         if relationship is None or relationship.uselist or relationship.secondary is not None:
             return None
-        mapper = relationship.mapper
-        if not _plain(mapper):
+        mapper, pairs = relationship.mapper, relationship.local_remote_pairs
+        # Joined on its column pairs alone (much cheaper than the relationship's own join, adapted
+        # per statement): a join with conditions of its own is left to the ORM.
+        if not _plain(mapper) or not relationship.primaryjoin.compare(and_(*(a == b for a, b in pairs))):
             return None
         target = mapper.class_
         alias = aliased(target)
         onclause = and_(
-            *(
-                getattr(parent, _key(model, local)) == getattr(alias, _key(target, remote))
-                for local, remote in relationship.local_remote_pairs
-            )
+            *(getattr(parent, _key(model, local)) == getattr(alias, _key(target, remote)) for local, remote in pairs)
         )
         children = _relations(alias, target, subtree)
         if children is None:
@@ -178,7 +177,8 @@ def row_plan(model: type[Any], load: Sequence[str]) -> RowPlan | None:
 
     None when ``model`` or a loaded model is part of an inheritance hierarchy (a row may be a
     subclass's, with more columns), or a loaded relation is to-many (its rows would repeat the
-    page's). Kept per model and load (both come from code: ``Resource.load``, ``list(load=...)``).
+    page's), goes through a secondary table, or joins on conditions beyond its column pairs. Kept
+    per model and load (both come from code: ``Resource.load``, ``list(load=...)``).
     """
     key = (model, tuple(load))
     if key not in _PLANS:

@@ -1,0 +1,100 @@
+"""SQLAlchemy: items built from plain rows, and the loads the ORM keeps (a relation joined on more than its keys).
+
+Expected items are written out by hand from the rows the test inserts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from sqlalchemy import ForeignKey, String, and_, event, insert
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, create_async_engine
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+from litestar_listing import ListContext, Resource
+from litestar_listing.backends.sqlalchemy import SQLAlchemyBackend, prepare_engine, read_engine
+from tests.conftest import scratch_folder
+from tests.matrix import selected
+
+pytestmark = pytest.mark.skipif(
+    not selected(backend="sqlalchemy", database="sqlite"), reason="SQLAlchemy on SQLite is not selected"
+)
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class Keeper(Base):
+    __tablename__ = "keepers"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(20))
+    active: Mapped[bool]
+
+
+class Pet(Base):
+    __tablename__ = "pets"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    keeper_id: Mapped[int | None] = mapped_column(ForeignKey("keepers.id"))
+    keeper: Mapped[Keeper | None] = relationship(viewonly=True)
+    # Joined on more than the keys: only an active keeper is loaded.
+    active_keeper: Mapped[Keeper | None] = relationship(
+        primaryjoin=lambda: and_(Pet.keeper_id == Keeper.id, Keeper.active.is_(True)), viewonly=True
+    )
+
+
+KEEPERS: list[dict[str, Any]] = [{"id": 1, "name": "ada", "active": True}, {"id": 2, "name": "bo", "active": False}]
+PETS: list[dict[str, Any]] = [{"id": 1, "keeper_id": 1}, {"id": 2, "keeper_id": 2}, {"id": 3, "keeper_id": None}]
+
+
+@pytest.fixture
+async def engine() -> AsyncIterator[AsyncEngine]:
+    engine = create_async_engine(f"sqlite+aiosqlite:///{scratch_folder('listing-rows') / 'pets.sqlite'}")
+    prepare_engine(engine)
+    async with engine.begin() as connection:
+        await connection.run_sync(Base.metadata.drop_all)
+        await connection.run_sync(Base.metadata.create_all)
+        await connection.execute(insert(Keeper), KEEPERS)
+        await connection.execute(insert(Pet), PETS)
+    yield engine
+    await engine.dispose()
+
+
+async def _items(engine: AsyncEngine, load: tuple[str, ...]) -> tuple[list[dict[str, Any]], int]:
+    resource = Resource("pets", SQLAlchemyBackend(Pet), default_order=("id",))
+    resource.build()
+    loaded: list[object] = []
+
+    def record(instance: object, _context: Any) -> None:
+        loaded.append(instance)
+
+    event.listen(Base, "load", record, propagate=True)
+    try:
+        async with AsyncSession(engine) as session:
+            page = await resource.backend.fetch(resource.parser.parse([], []), ListContext(session=session, load=load))
+    finally:
+        event.remove(Base, "load", record)
+    return page.items, len(loaded)
+
+
+async def test_a_to_one_load_on_keys_is_read_from_the_rows(engine: AsyncEngine) -> None:
+    assert read_engine(engine.sync_engine) is not None
+    items, instances = await _items(engine, ("keeper",))
+    assert items == [
+        {"id": 1, "keeper_id": 1, "keeper": {"id": 1, "name": "ada", "active": True}},
+        {"id": 2, "keeper_id": 2, "keeper": {"id": 2, "name": "bo", "active": False}},
+        {"id": 3, "keeper_id": None, "keeper": None},
+    ]
+    assert instances == 0
+
+
+async def test_a_relation_joined_on_more_than_its_keys_is_loaded_by_the_orm(engine: AsyncEngine) -> None:
+    items, instances = await _items(engine, ("active_keeper",))
+    assert items == [
+        {"id": 1, "keeper_id": 1, "active_keeper": {"id": 1, "name": "ada", "active": True}},
+        {"id": 2, "keeper_id": 2, "active_keeper": None},  # bo is not active
+        {"id": 3, "keeper_id": None, "active_keeper": None},
+    ]
+    assert instances > 0
