@@ -208,28 +208,29 @@ def expected_under_policies(thing_id: int) -> dict[str, Any]:
     return thing
 
 
-@pytest.mark.parametrize("ids", [(1, 4, 12, 13, 17, 21), (2, 3, 5, 6, 7, 9, 14, 16, 19, 25)])
-async def test_loaded_relations_follow_the_row_policies(target: Target, ids: tuple[int, ...]) -> None:
+async def _page_under_policies(target: Target, ids: tuple[int, ...], load: tuple[str, ...]) -> list[dict[str, Any]]:
     resource = target.resources["things"]
     params = [*(("id", str(thing_id)) for thing_id in ids), ("order_by", "id"), ("count", "20")]
     query = dataclasses.replace(resource.parser.parse(params, []), policies=LOAD_POLICIES)
     async with target.context() as context:
-        page = await resource.backend.fetch(query, dataclasses.replace(context, load=LOAD))
-    assert page.items == [expected_under_policies(thing_id) for thing_id in ids]
+        page = await resource.backend.fetch(query, dataclasses.replace(context, load=load))
+    return page.items
+
+
+@pytest.mark.parametrize("ids", [(1, 4, 12, 13, 17, 21), (2, 3, 5, 6, 7, 9, 14, 16, 19, 25)])
+async def test_loaded_relations_follow_the_row_policies(target: Target, ids: tuple[int, ...]) -> None:
+    items = await _page_under_policies(target, ids, LOAD)
+    assert items == [expected_under_policies(thing_id) for thing_id in ids]
     # Hand-checked: thing 4's owner Dave and reviewer Eve are Globex's; of its parts only gear (4).
     if 4 in ids:
-        four = page.items[ids.index(4)]
+        four = items[ids.index(4)]
         assert (four["owner"], four["reviewer"], [part["id"] for part in four["parts"]]) == (None, None, [4])
 
 
 @pytest.mark.parametrize("ids", [(1, 4, 12, 13, 17, 21), (2, 3, 5, 6, 7, 9, 14, 16, 19, 25)])
 async def test_to_one_loads_follow_the_row_policies(target: Target, ids: tuple[int, ...]) -> None:
-    resource = target.resources["things"]
-    params = [*(("id", str(thing_id)) for thing_id in ids), ("order_by", "id"), ("count", "20")]
-    query = dataclasses.replace(resource.parser.parse(params, []), policies=LOAD_POLICIES)
-    async with target.context() as context:
-        page = await resource.backend.fetch(query, dataclasses.replace(context, load=TO_ONE))
-    assert page.items == [_to_one(expected_under_policies(thing_id)) for thing_id in ids]
+    items = await _page_under_policies(target, ids, TO_ONE)
+    assert items == [_to_one(expected_under_policies(thing_id)) for thing_id in ids]
 
 
 async def test_the_memory_oracle_loads_under_the_row_policies_alike() -> None:
