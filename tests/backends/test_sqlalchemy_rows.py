@@ -45,6 +45,12 @@ class Pet(Base):
     )
 
 
+class Badge(Base):
+    __tablename__ = "badges"
+    id: Mapped[int] = mapped_column(primary_key=True, info={"private": True})
+    label: Mapped[str] = mapped_column(String(20))
+
+
 KEEPERS: list[dict[str, Any]] = [{"id": 1, "name": "ada", "active": True}, {"id": 2, "name": "bo", "active": False}]
 PETS: list[dict[str, Any]] = [{"id": 1, "keeper_id": 1}, {"id": 2, "keeper_id": 2}, {"id": 3, "keeper_id": None}]
 
@@ -58,6 +64,7 @@ async def engine() -> AsyncIterator[AsyncEngine]:
         await connection.run_sync(Base.metadata.create_all)
         await connection.execute(insert(Keeper), KEEPERS)
         await connection.execute(insert(Pet), PETS)
+        await connection.execute(insert(Badge), [{"id": 1, "label": "gold"}, {"id": 2, "label": "gold"}])
     yield engine
     await engine.dispose()
 
@@ -98,3 +105,13 @@ async def test_a_relation_joined_on_more_than_its_keys_is_loaded_by_the_orm(engi
         {"id": 3, "keeper_id": None, "active_keeper": None},
     ]
     assert instances > 0
+
+
+async def test_a_distinct_base_statement_keeps_rows_that_differ_in_a_private_key_only(engine: AsyncEngine) -> None:
+    backend = SQLAlchemyBackend(Badge, statement=lambda statement: statement.distinct())
+    resource = Resource("badges", backend, default_order=("label",))
+    resource.build()
+    async with AsyncSession(engine) as session:
+        page = await backend.fetch(resource.parser.parse([], []), ListContext(session=session))
+    # Two badges, told apart by their private id alone.
+    assert (page.items, page.total) == ([{"label": "gold"}, {"label": "gold"}], 2)

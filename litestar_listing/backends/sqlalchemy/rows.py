@@ -87,9 +87,9 @@ def _key(model: type[Any], column: Any) -> str:
 class RowPlan:
     """How a page of ``model`` with the to-one ``relations`` loaded is selected and read as items.
 
-    A row holds the model's public columns, the labelled columns of the page statement (computed
-    values, the base statement's own, then the keyset's ordering values), then each loaded
-    relation's public columns and primary key, depth first.
+    A row holds the model's public columns (and its primary key, if private), the labelled columns
+    of the page statement (computed values, the base statement's own, then the keyset's ordering
+    values), then each loaded relation's public columns and primary key, depth first.
 
     Args:
         model: The listed mapped class.
@@ -100,7 +100,12 @@ class RowPlan:
         self.model = model
         self.names = public_columns(model)
         self.relations = relations
-        self.columns = tuple(getattr(model, name).__clause_element__() for name in self.names)
+        mapper = inspect(model).mapper
+        # A private primary key is selected too: a DISTINCT of the base statement then merges no
+        # two rows of the model, as with the ORM's columns.
+        keys = [mapper.get_property_by_column(column).key for column in mapper.primary_key]
+        selected = (*self.names, *(key for key in keys if key not in self.names))
+        self.columns = tuple(getattr(model, name).__clause_element__() for name in selected)
         self.loaded = tuple(column for relation in _depth_first(relations) for column in relation.columns)
         self.loaded_width = len(self.loaded)
 
@@ -130,11 +135,11 @@ class RowPlan:
         ``labels`` name the first labelled columns; the ones after them (the keyset's ordering
         values) are not part of an item.
         """
-        names, start = self.names, len(self.names)
+        names, start = self.names, len(self.columns)
         end = start + len(labels)
         items = []
         for row in rows:
-            item = dict(zip(names, row[:start], strict=True))
+            item = dict(zip(names, row[: len(names)], strict=True))
             _read_relations(item, row, len(row) - self.loaded_width, self.relations)
             item.update(zip(labels, row[start:end], strict=True))
             items.append(item)
