@@ -372,7 +372,8 @@ class SQLAlchemyBackend:
         page_statement, total_statement = compiler.compile(query, keys=context.keyset)
         total_statement = total_statement.execution_options(**BY_POSITION)
         key_count = len(query.order) if context.keyset else 0
-        labelled = [description["name"] for description in page_statement.column_descriptions[1:]]
+        descriptions = page_statement.column_descriptions
+        labelled = [description["name"] for description in descriptions[1:]]
         labels = tuple(labelled[: len(labelled) - key_count])
         plan = None if self._to_item is not None else row_plan(self.model, context.load)
         if plan is not None:
@@ -382,7 +383,7 @@ class SQLAlchemyBackend:
                 allowed: ColumnElement[bool] | None = compiler.policy_condition((entity, ()), _name(model), policies)
                 return allowed
 
-            rows_statement = plan.statement(page_statement, policy_on)
+            rows_statement = plan.statement(page_statement, descriptions, policy_on)
             if rows_statement is not None:
                 return _Statements(rows_statement, total_statement, labels, key_count, plan)
         if context.load:

@@ -33,7 +33,7 @@ from sqlalchemy.sql import operators
 
 from litestar_listing.backends._sqlite import FOLD_FUNCTION
 from litestar_listing.backends.relational.compiler import Continue, RelationalCompiler
-from litestar_listing.backends.sqlalchemy.introspection import model_graph
+from litestar_listing.backends.sqlalchemy.introspection import attribute_key, model_graph
 from litestar_listing.core.text import LIKE_ESCAPE, LikePattern, fold_case
 
 __all__ = ("StatementCompiler",)
@@ -65,28 +65,24 @@ class _Scope:
         return statement
 
 
-def _attribute_key(entity: Entity, column: Any) -> str:
-    return str(inspect(entity).mapper.get_property_by_column(column).key)
-
-
 def _correlate(parent: Entity, relationship: Any, child: Entity) -> tuple[list[tuple[Any, Any]], ColumnElement[bool]]:
     """Extra FROMs (with their join conditions) and the condition tying ``child`` rows to ``parent``."""
     if relationship.secondary is None:
         conditions = [
-            getattr(parent, _attribute_key(parent, local)) == getattr(child, _attribute_key(child, remote))
+            getattr(parent, attribute_key(parent, local)) == getattr(child, attribute_key(child, remote))
             for local, remote in relationship.local_remote_pairs
         ]
         return [], and_(*conditions)
     secondary = relationship.secondary.alias()
     to_child = and_(
         *(
-            getattr(child, _attribute_key(child, target)) == secondary.c[link.key]
+            getattr(child, attribute_key(child, target)) == secondary.c[link.key]
             for target, link in relationship.secondary_synchronize_pairs
         )
     )
     to_parent = and_(
         *(
-            getattr(parent, _attribute_key(parent, source)) == secondary.c[link.key]
+            getattr(parent, attribute_key(parent, source)) == secondary.c[link.key]
             for source, link in relationship.synchronize_pairs
         )
     )
@@ -155,7 +151,7 @@ class StatementCompiler(RelationalCompiler[ColumnElement[Any], Select[Any]]):
         return page.order_by(*order).limit(limit)
 
     def _primary_key(self) -> list[ColumnElement[Any]]:
-        return [getattr(self.model, _attribute_key(self.model, column)) for column in inspect(self.model).primary_key]
+        return [getattr(self.model, attribute_key(self.model, column)) for column in inspect(self.model).primary_key]
 
     def keys_statement(  # noqa: D102
         self,
@@ -194,8 +190,8 @@ class StatementCompiler(RelationalCompiler[ColumnElement[Any], Select[Any]]):
         (local, remote), target = pairs[0], aliased(relation.mapper.class_)
         inner_scope = _Scope(target)
         condition = inner(inner_scope, self.start(inner_scope), semi=True)
-        keys = select(getattr(target, _attribute_key(target, remote))).select_from(target)
-        parent_key: ColumnElement[Any] = getattr(place[0], _attribute_key(place[0], local))
+        keys = select(getattr(target, attribute_key(target, remote))).select_from(target)
+        parent_key: ColumnElement[Any] = getattr(place[0], attribute_key(place[0], local))
         return parent_key.in_(inner_scope.apply(keys).where(condition))
 
     def semi_join_many(self, place: Place, relation: Any, inner: Continue, *, semi: bool) -> ColumnElement[Any]:  # noqa: D102

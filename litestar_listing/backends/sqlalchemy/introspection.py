@@ -12,7 +12,15 @@ from sqlalchemy.sql.elements import ColumnElement
 
 from litestar_listing.core.schema import EntityInfo, FieldInfo, ModelGraph, RelationInfo, ValueType
 
-__all__ = ("field_info", "is_private", "model_graph", "public_columns", "value_type")
+__all__ = (
+    "attribute_key",
+    "field_info",
+    "is_private",
+    "model_graph",
+    "primary_key_names",
+    "public_columns",
+    "value_type",
+)
 
 _INTEGER_BITS = ((sa_types.SmallInteger, 16), (sa_types.BigInteger, 64), (sa_types.Integer, 32))
 
@@ -78,6 +86,16 @@ def public_columns(model: type[Any]) -> tuple[str, ...]:
     return names
 
 
+def attribute_key(entity: Any, column: Any) -> str:
+    """The attribute name under which ``entity`` (a mapped class or an alias of one) maps ``column``."""
+    return str(inspect(entity).mapper.get_property_by_column(column).key)
+
+
+def primary_key_names(mapper: Mapper[Any]) -> tuple[str, ...]:
+    """The attribute names of ``mapper``'s primary key columns, in key order."""
+    return tuple(mapper.get_property_by_column(column).key for column in mapper.primary_key)
+
+
 def _entity(mapper: Mapper[Any]) -> EntityInfo:
     fields: dict[str, FieldInfo] = {}
     for prop in mapper.column_attrs:
@@ -91,7 +109,7 @@ def _entity(mapper: Mapper[Any]) -> EntityInfo:
         rel.key: RelationInfo(rel.key, rel.mapper.class_.__name__, to_many=bool(rel.uselist))
         for rel in mapper.relationships
     }
-    pk = tuple(mapper.get_property_by_column(column).key for column in mapper.primary_key)
+    pk = primary_key_names(mapper)
     return EntityInfo(mapper.class_.__name__, fields, relations, pk)
 
 

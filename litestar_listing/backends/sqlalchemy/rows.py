@@ -17,7 +17,7 @@ from typing import Any
 from sqlalchemy import ColumnElement, Select, and_, inspect
 from sqlalchemy.orm import Mapper, aliased
 
-from litestar_listing.backends.sqlalchemy.introspection import public_columns
+from litestar_listing.backends.sqlalchemy.introspection import attribute_key, primary_key_names, public_columns
 from litestar_listing.core.query import load_tree
 
 __all__ = ("RowPlan", "row_plan")
@@ -46,6 +46,7 @@ class _Relation:
     names: tuple[str, ...]  # the target's public columns, selected first
     columns: tuple[ColumnElement[Any], ...]  # those, then its primary key: all NULL means no related row
     children: tuple[_Relation, ...]
+    width: int  # its columns and its children's: how many a row holds for it
 
 
 def _plain(mapper: Mapper[Any]) -> bool:
@@ -68,20 +69,19 @@ def _relations(parent: Any, model: type[Any], tree: Mapping[str, Any]) -> tuple[
         target = mapper.class_
         alias = aliased(target)
         onclause = and_(
-            *(getattr(parent, _key(model, local)) == getattr(alias, _key(target, remote)) for local, remote in pairs)
+            *(
+                getattr(parent, attribute_key(parent, local)) == getattr(alias, attribute_key(alias, remote))
+                for local, remote in pairs
+            )
         )
         children = _relations(alias, target, subtree)
         if children is None:
             return None
         names = public_columns(target)
-        keys = tuple(mapper.get_property_by_column(column).key for column in mapper.primary_key)
-        columns = tuple(getattr(alias, name).__clause_element__() for name in (*names, *keys))
-        relations.append(_Relation(key, target, alias, onclause, names, columns, children))
+        columns = tuple(getattr(alias, name).__clause_element__() for name in (*names, *primary_key_names(mapper)))
+        width = len(columns) + sum(child.width for child in children)
+        relations.append(_Relation(key, target, alias, onclause, names, columns, children, width))
     return tuple(relations)
-
-
-def _key(model: type[Any], column: Any) -> str:
-    return str(inspect(model).mapper.get_property_by_column(column).key)
 
 
 class RowPlan:
@@ -100,23 +100,25 @@ class RowPlan:
         self.model = model
         self.names = public_columns(model)
         self.relations = relations
-        mapper = inspect(model).mapper
         # A private primary key is selected too: a DISTINCT of the base statement then merges no
         # two rows of the model, as with the ORM's columns.
-        keys = [mapper.get_property_by_column(column).key for column in mapper.primary_key]
+        keys = primary_key_names(inspect(model).mapper)
         selected = (*self.names, *(key for key in keys if key not in self.names))
         self.columns = tuple(getattr(model, name).__clause_element__() for name in selected)
         self.loaded = tuple(column for relation in _depth_first(relations) for column in relation.columns)
-        self.loaded_width = len(self.loaded)
+        self.loaded_width = sum(relation.width for relation in relations)
 
-    def statement(self, page: Select[Any], policy_on: PolicyOn) -> Select[Any] | None:
+    def statement(
+        self, page: Select[Any], descriptions: Sequence[Mapping[str, Any]], policy_on: PolicyOn
+    ) -> Select[Any] | None:
         """``page`` (a ``Select`` of the model, then labelled columns) selecting the row described above.
+
+        ``descriptions`` are ``page.column_descriptions`` (the caller has them already).
 
         Returns:
             The statement, or None when ``page`` does not start with the model itself (a custom
             base statement of another shape): its items need ORM loading.
         """
-        descriptions = page.column_descriptions
         if not descriptions or descriptions[0]["expr"] is not self.model:
             return None
         labelled = [description["expr"] for description in descriptions[1:]]
@@ -156,17 +158,13 @@ def _depth_first(relations: tuple[_Relation, ...]) -> list[_Relation]:
     return [item for relation in relations for item in (relation, *_depth_first(relation.children))]
 
 
-def _width(relation: _Relation) -> int:
-    return len(relation.columns) + sum(_width(child) for child in relation.children)
-
-
 def _read_relations(item: dict[str, Any], row: Sequence[Any], at: int, relations: tuple[_Relation, ...]) -> int:
     """Put ``relations`` read from ``row`` (from column ``at``) into ``item``; the column after them."""
     for relation in relations:
         width, end = len(relation.names), at + len(relation.columns)
         if all(value is None for value in row[at + width : end]):  # no related row, or none allowed
             item[relation.key] = None
-            at = end + sum(_width(child) for child in relation.children)
+            at += relation.width
         else:
             child = dict(zip(relation.names, row[at : at + width], strict=True))
             at = _read_relations(child, row, end, relation.children)
