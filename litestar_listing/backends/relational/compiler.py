@@ -77,7 +77,7 @@ class RelationalCompiler(ABC, Generic[Expression, Statement]):
 
     # -- statements ---------------------------------------------------------------------------
     def compile(
-        self, query: ListQuery, selected: Sequence[Any] = (), *, keys: bool = False
+        self, query: ListQuery, selected: Sequence[Any] = (), *, keys: bool = False, offset: Any = None
     ) -> tuple[Statement, Statement]:
         """Return ``(page statement, total statement)`` for ``query``.
 
@@ -86,6 +86,9 @@ class RelationalCompiler(ABC, Generic[Expression, Statement]):
                 at an offset (keyset continuation).
             selected: The page's select list, for a dialect whose base statement has none (Piccolo).
             keys: Also select each ordering term's value, labelled ``KEY_LABEL + <index>``.
+            offset: The rows skipped, as the dialect's ``page_statement`` takes it, for a query's
+                shape (``shapes.shape_of``: a ``Slot``); None: ``query.window.offset``. Whether the
+                page is a deferred join is read from ``query.window`` either way.
         """
         scope = self.scope()
         condition = self.where(scope, query)
@@ -96,6 +99,7 @@ class RelationalCompiler(ABC, Generic[Expression, Statement]):
         order = [self.order_term(term, value) for term, value in zip(query.order, values, strict=True)]
         labelled = [(f"{KEY_LABEL}{index}", value) for index, value in enumerate(values)] if keys else []
         window = query.window
+        skipped = window.offset if offset is None else offset
         if query.after is not None:
             after = self.keyset(query, values)
             condition = after if condition is None else self.all_of([condition, after])
@@ -103,10 +107,10 @@ class RelationalCompiler(ABC, Generic[Expression, Statement]):
         if window.offset >= DEFERRED_OFFSET:
             # A deferred join: the skipped rows are walked for their keys alone (an index-only scan
             # where an index covers the order), and only the page's rows are read whole.
-            page_keys = self.keys_statement(scope, condition, order, window.count, window.offset)
+            page_keys = self.keys_statement(scope, condition, order, window.count, skipped)
             chosen = self.among_keys(page_keys)
             return self.page_statement(scope, chosen, order, selected, labelled, window.count, None), total
-        page = self.page_statement(scope, condition, order, selected, labelled, window.count, window.offset)
+        page = self.page_statement(scope, condition, order, selected, labelled, window.count, skipped)
         return page, total
 
     def where(self, scope: Any, query: ListQuery) -> Expression | None:
@@ -375,17 +379,18 @@ class RelationalCompiler(ABC, Generic[Expression, Statement]):
         selected: Sequence[Any],
         labelled: Sequence[tuple[str, Expression]],
         limit: int,
-        offset: int | None,
+        offset: Any,
     ) -> Statement:
         """The page: the listed rows meeting ``condition``, ordered and cut.
 
         It selects ``selected`` (or the base statement's columns) then the ``labelled`` values.
-        ``offset`` None: no rows are skipped by offset (a keyset page or a deferred join).
+        ``offset``: the rows skipped (an int, or a value ``bind`` takes); None: none are skipped by
+        offset (a keyset page or a deferred join).
         """
 
     @abstractmethod
     def keys_statement(
-        self, scope: Any, condition: Expression | None, order: Sequence[Expression], limit: int, offset: int
+        self, scope: Any, condition: Expression | None, order: Sequence[Expression], limit: int, offset: Any
     ) -> Statement:
         """The primary keys of one page, for a deferred join; uncorrelated."""
 
@@ -441,7 +446,11 @@ class RelationalCompiler(ABC, Generic[Expression, Statement]):
 
     @abstractmethod
     def bind(self, value: Any, like: Any = None) -> Any:
-        """A coerced value as a bind parameter; ``like`` is the expression it is compared with, if typed."""
+        """A coerced value as a bind parameter; ``like`` is the expression it is compared with, if typed.
+
+        A dialect that compiles query shapes (``shapes.shape_of``) binds a ``Slot`` as the named
+        parameter it stands for.
+        """
 
     @abstractmethod
     def compare(self, left: Any, operator: str, right: Any) -> Expression:

@@ -50,6 +50,7 @@ from litestar_listing.backends.base import (
     read_models,
 )
 from litestar_listing.backends.relational.replicas import LAG_QUERY, Replica, ReplicaSet
+from litestar_listing.backends.relational.shapes import OFFSET, Shapes, Slot, shape_of
 from litestar_listing.backends.relational.totals import count_beside, planner_rows, total_of
 from litestar_listing.backends.sqlalchemy.compiler import StatementCompiler
 from litestar_listing.backends.sqlalchemy.introspection import field_info, model_graph, public_columns
@@ -187,6 +188,7 @@ class SQLAlchemyBackend:
         }
         self._to_item = to_item
         self._compilers: PerPolicies[StatementCompiler] = PerPolicies(read_models(self._computed.values(), _name))
+        self._shapes: Shapes[_Statements] = Shapes()
 
     @property
     def narrows_rows(self) -> bool:
@@ -345,10 +347,10 @@ class SQLAlchemyBackend:
         starts first: on a large table it is the longer of the two.
         """
         dialect = session.get_bind().dialect.name
-        statements = self._statements(dialect, query, context)
+        statements, values = self._statements(dialect, query, context)
         if dialect != "postgresql":
-            return await self._list(session, dialect, query, context, statements, None)
-        beside = await _count_apart(session, statements.total, context) if apart else None
+            return await self._list(session, dialect, query, context, statements, values, None)
+        beside = await _count_apart(session, statements.total, values, context) if apart else None
         async with count_beside(beside) as counting:
             if counting is not None:
                 await asyncio.sleep(0)  # the count sends its first statement before the page's
@@ -356,20 +358,33 @@ class SQLAlchemyBackend:
             connection = await session.connection()
             limit = _limit(context)
             if limit is None:
-                return await self._list(session, dialect, query, context, statements, counting)
+                return await self._list(session, dialect, query, context, statements, values, counting)
             previous = (await connection.execute(_SET_TIMEOUT, {"limit": limit})).scalar_one()
-            page = await self._list(session, dialect, query, context, statements, counting)
+            page = await self._list(session, dialect, query, context, statements, values, counting)
             await connection.execute(_RESET_TIMEOUT, {"limit": previous})
             return page
 
-    def _statements(self, dialect: str, query: ListQuery, context: ListContext) -> _Statements:
-        """The page statement, the total's statement, and how the page's rows become items.
+    def _statements(
+        self, dialect: str, query: ListQuery, context: ListContext
+    ) -> tuple[_Statements, dict[str, object]]:
+        """The statements of ``query``'s shape (built once per shape, ``Shapes``), and its values to bind.
+
+        The statements are kept per compiler (dialect, and the policies ``Computed`` values read)
+        and per shape (``shapes.shape_of``: the query without its field values and page offset, its
+        row policies whole), keyset and eager loads.
+        """
+        compiler = self.compiler(dialect, query)
+        shape, values = shape_of(query)
+        key = (compiler, shape, context.keyset, context.load)
+        return self._shapes.get(key, lambda: self._build(compiler, shape, context)), values
+
+    def _build(self, compiler: StatementCompiler, query: ListQuery, context: ListContext) -> _Statements:
+        """The page statement of the shape ``query``, the total's statement, and how the page's rows become items.
 
         Items are built from plain rows (``RowPlan``) unless they need ORM instances: a ``to_item``,
         a to-many eager load, an inheriting model, or a base statement of another shape.
         """
-        compiler = self.compiler(dialect, query)
-        page_statement, total_statement = compiler.compile(query, keys=context.keyset)
+        page_statement, total_statement = compiler.compile(query, keys=context.keyset, offset=Slot(OFFSET, int))
         total_statement = total_statement.execution_options(**BY_POSITION)
         key_count = len(query.order) if context.keyset else 0
         descriptions = page_statement.column_descriptions
@@ -400,9 +415,13 @@ class SQLAlchemyBackend:
         query: ListQuery,
         context: ListContext,
         statements: _Statements,
+        values: Mapping[str, object],
         counting: asyncio.Task[int] | None,
     ) -> Page:
-        """The page on ``session``, and the total from ``counting`` (the count beside it) or counted after it."""
+        """The page on ``session``, and the total from ``counting`` (the count beside it) or counted after it.
+
+        ``values``: the query's values, bound to its shape's statements (``shapes.shape_of``).
+        """
         execute: Any = session.execute
         if statements.plan is not None:
             # Plain SQL on the session's connection: the session's pending writes go first, as its
@@ -410,16 +429,16 @@ class SQLAlchemyBackend:
             if session.sync_session.autoflush and _has_writes(session):
                 await session.flush()
             execute = (await session.connection()).execute
-        result = await execute(statements.page)
+        result = await execute(statements.page, values)
         rows = result.unique().all() if context.load and statements.plan is None else result.all()
 
         async def count() -> int:
             if counting is not None:
                 return await counting
-            return int((await execute(statements.total)).scalar_one())
+            return int((await execute(statements.total, values)).scalar_one())
 
         async def estimate() -> int | None:
-            return await _estimate(session, statements.total)
+            return await _estimate(session, statements.total, values)
 
         total, estimated = await total_of(
             query, len(rows), context, count=count, estimate=estimate if dialect == "postgresql" else None
@@ -428,16 +447,16 @@ class SQLAlchemyBackend:
 
     async def _read(self, reads: Engine, query: ListQuery, context: ListContext) -> Page:
         """List on ``reads`` (``read_engine``): the statements, the items' rows and the count in one worker call."""
-        statements = self._statements("sqlite", query, context)
+        statements, values = self._statements("sqlite", query, context)
         plain = statements.plan is not None
 
         def run() -> tuple[list[Row[Any]], int | None]:
             with reads.connect() if plain else Session(reads) as runner:
-                result = runner.execute(statements.page)
+                result = runner.execute(statements.page, values)
                 rows = list(result.unique().all() if context.load and not plain else result.all())
                 counted = None
                 if query.total_from_page(len(rows)) is None:
-                    counted = int(runner.execute(statements.total).scalar_one())
+                    counted = int(runner.execute(statements.total, values).scalar_one())
             return rows, counted
 
         rows, counted = await asyncio.get_running_loop().run_in_executor(None, run)
@@ -506,7 +525,7 @@ def _limit(context: ListContext) -> str | None:
 
 
 async def _count_apart(
-    session: AsyncSession, statement: Select[Any], context: ListContext
+    session: AsyncSession, statement: Select[Any], values: Mapping[str, object], context: ListContext
 ) -> Coroutine[Any, Any, int] | None:
     """The count ``statement`` on a second pooled connection, to run beside ``session``'s page (``count_beside``).
 
@@ -535,22 +554,24 @@ async def _count_apart(
             limit = _limit(context)
             if limit is not None:
                 await connection.execute(_SET_TIMEOUT, {"limit": limit})
-            return int((await connection.execute(statement)).scalar_one())
+            return int((await connection.execute(statement, values)).scalar_one())
         finally:
             await connection.close()
 
     return count()
 
 
-async def _estimate(session: AsyncSession, total_statement: Select[Any]) -> int | None:
-    """PostgreSQL's estimate of the rows ``total_statement`` counts, or None when it cannot be had.
+async def _estimate(session: AsyncSession, total_statement: Select[Any], values: Mapping[str, object]) -> int | None:
+    """PostgreSQL's estimate of the rows ``total_statement`` counts (``values`` bound), or None if it cannot be had.
 
     ``EXPLAIN`` plans without running: ``SELECT 1`` over the count's FROM and WHERE, its values
     rendered by the dialect's own literal processors (which escape text as the server's
     ``standard_conforming_strings`` requires). A value without a literal form gives None, and the
     caller counts exactly.
     """
-    rows_statement: Select[Any] = total_statement.with_only_columns(literal_column("1"), maintain_column_froms=False)
+    rows_statement: Select[Any] = total_statement.with_only_columns(
+        literal_column("1"), maintain_column_froms=False
+    ).params(values)
     dialect = session.get_bind().dialect
     try:
         sql = str(rows_statement.compile(dialect=dialect, compile_kwargs={"literal_binds": True}))

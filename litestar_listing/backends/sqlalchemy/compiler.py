@@ -11,11 +11,14 @@ from decimal import Decimal
 from typing import Any
 
 from sqlalchemy import (
+    BindParameter,
     ColumnElement,
+    Integer,
     LargeBinary,
     Numeric,
     Select,
     and_,
+    bindparam,
     case,
     cast,
     exists,
@@ -33,6 +36,7 @@ from sqlalchemy.sql import operators
 
 from litestar_listing.backends._sqlite import FOLD_FUNCTION
 from litestar_listing.backends.relational.compiler import Continue, RelationalCompiler
+from litestar_listing.backends.relational.shapes import Slot
 from litestar_listing.backends.sqlalchemy.introspection import attribute_key, model_graph
 from litestar_listing.core.text import LIKE_ESCAPE, LikePattern, fold_case
 
@@ -141,11 +145,11 @@ class StatementCompiler(RelationalCompiler[ColumnElement[Any], Select[Any]]):
         selected: Sequence[Any],  # the base statement selects the page's columns
         labelled: Sequence[tuple[str, ColumnElement[Any]]],
         limit: int,
-        offset: int | None,
+        offset: int | Slot | None,
     ) -> Select[Any]:
         page = self._where(scope.apply(self.base), condition)
         if offset is not None:
-            page = page.offset(offset)
+            page = page.offset(self._rows(offset))
         if labelled:
             page = page.add_columns(*(value.label(label) for label, value in labelled))
         return page.order_by(*order).limit(limit)
@@ -159,12 +163,19 @@ class StatementCompiler(RelationalCompiler[ColumnElement[Any], Select[Any]]):
         condition: ColumnElement[Any] | None,
         order: Sequence[ColumnElement[Any]],
         limit: int,
-        offset: int,
+        offset: int | Slot,
     ) -> Select[Any]:
         keys = self._where(scope.apply(self.base), condition).with_only_columns(
             *self._primary_key(), maintain_column_froms=True
         )
-        return keys.order_by(*order).limit(limit).offset(offset).correlate(None)
+        return keys.order_by(*order).limit(limit).offset(self._rows(offset)).correlate(None)
+
+    @staticmethod
+    def _rows(count: int | Slot) -> Any:
+        # Rendered into the SQL when it runs, as SQLAlchemy renders an int offset itself.
+        if isinstance(count, Slot):
+            return bindparam(count.name, type_=Integer(), required=True, literal_execute=True)
+        return count
 
     def among_keys(self, keys: Select[Any]) -> ColumnElement[Any]:  # noqa: D102
         pk = self._primary_key()
@@ -226,7 +237,13 @@ class StatementCompiler(RelationalCompiler[ColumnElement[Any], Select[Any]]):
         A value bound with a ``NUMERIC(p, s)`` column's type is cast to it on PostgreSQL, which
         rounds it to ``s`` places (``price = 0.001`` would find ``0.00``) or overflows past ``p``
         digits: a ``Decimal`` is bound as a plain ``NUMERIC``, which keeps it exact (DESIGN.md, "Coercion").
+
+        A ``Slot`` (a query's shape, ``shapes.shape_of``) becomes the bind parameter of its name,
+        typed the same way; untyped, it takes the type of the column it is compared with.
         """
+        if isinstance(value, Slot):
+            type_ = Numeric() if value.kind is Decimal else None if like is None else like.type
+            return bindparam(value.name, type_=type_, required=True)
         if isinstance(value, Decimal):
             return literal(value, Numeric())
         return value if like is None else literal(value, like.type)
@@ -238,6 +255,13 @@ class StatementCompiler(RelationalCompiler[ColumnElement[Any], Select[Any]]):
         return self.compare(tuple_(*left), operator, tuple_(*right))
 
     def among(self, column: Any, values: Sequence[Any], *, negate: bool) -> ColumnElement[Any]:  # noqa: D102
+        # An untyped parameter in a list is not typed by the column as in a comparison: it is here.
+        values = [
+            value._with_binary_element_type(column.type)  # noqa: SLF001
+            if isinstance(value, BindParameter) and value.type._isnull  # noqa: SLF001
+            else value
+            for value in values
+        ]
         return column.not_in(values) if negate else column.in_(values)  # type: ignore[no-any-return]
 
     def guarded(self, value: Any, condition: ColumnElement[Any]) -> ColumnElement[Any]:  # noqa: D102
