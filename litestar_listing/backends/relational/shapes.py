@@ -34,7 +34,7 @@ OFFSET = "_listing_offset"
 
 _PREFIX = "_listing_"
 
-SHAPES_KEPT = 128
+SHAPES_KEPT = 32
 """How many shapes a ``Shapes`` keeps, the least recently used dropped first."""
 
 
