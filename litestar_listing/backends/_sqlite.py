@@ -12,7 +12,7 @@ import sqlite3
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from litestar_listing.core.text import fold_case
 
@@ -97,10 +97,11 @@ class ReadPool:
 
     Piccolo's ``SQLiteEngine`` opens a connection, and aiosqlite a thread, for every transaction,
     and sends each cursor call to that thread: about ten thread hops and a new thread per list.
-    Here a list borrows an open connection and runs each statement in one call of the event loop's
-    default executor: one hop per statement, the first one also opening the read transaction
-    (``BEGIN``) that gives the page and its total one snapshot. ``check_same_thread=False`` lets the
-    executor's threads take turns on a connection; a list is its only user while it holds it.
+    Here a list borrows an open connection and runs its statements in calls of the event loop's
+    default executor: the page and its total in one (``ReadSnapshot.fetch_page``), each eager load
+    in one; the first also opens the read transaction (``BEGIN``) that gives them one snapshot.
+    ``check_same_thread=False`` lets the executor's threads take turns on a connection; a list is its
+    only user while it holds it.
 
     A connection comes back to the pool only after a list that ended normally. One whose list
     failed is closed, and one whose statement was still running when its list was cancelled is
@@ -177,6 +178,9 @@ class ReadPool:
             self._idle.pop()[0].close()
 
 
+Ran = TypeVar("Ran")
+
+
 class ReadSnapshot:
     """One list's borrowed connection and read transaction (``ReadPool.snapshot``)."""
 
@@ -185,24 +189,46 @@ class ReadSnapshot:
     def __init__(self, pool: ReadPool, held: tuple[sqlite3.Connection, FileId] | None) -> None:
         self._pool = pool
         self.held = held
-        self._running: asyncio.Future[list[Any]] | None = None
+        self._running: asyncio.Future[Any] | None = None
 
-    def _run(self, sql: str, arguments: Sequence[Any]) -> list[Any]:
-        """In a worker thread: open the connection and the transaction if need be, then run ``sql``."""
+    def _run(self, statements: Callable[[sqlite3.Connection], Ran]) -> Ran:
+        """In a worker thread: open the connection and the transaction if need be, then run ``statements``."""
         if self.held is None:
             self.held = self._pool.connect()
         connection = self.held[0]
         if not connection.in_transaction:
             connection.execute("BEGIN")
-        return connection.execute(sql, arguments).fetchall()
+        return statements(connection)
+
+    async def _call(self, statements: Callable[[sqlite3.Connection], Ran]) -> Ran:
+        running = asyncio.get_running_loop().run_in_executor(None, self._run, statements)
+        self._running = running
+        # Shielded: a cancelled list leaves ``running`` to tell when its thread is done with the connection.
+        ran = await asyncio.shield(running)
+        self._running = None
+        return ran
 
     async def fetch(self, sql: str, arguments: Sequence[Any] = ()) -> list[Any]:
         """The rows of ``sql`` with ``arguments`` (qmark parameters), in the snapshot's transaction."""
-        running = self._running = asyncio.get_running_loop().run_in_executor(None, self._run, sql, arguments)
-        # Shielded: a cancelled list leaves ``running`` to tell when its thread is done with the connection.
-        rows = await asyncio.shield(running)
-        self._running = None
-        return rows
+
+        def rows(connection: sqlite3.Connection) -> list[Any]:
+            return connection.execute(sql, arguments).fetchall()
+
+        return await self._call(rows)
+
+    async def fetch_page(
+        self, page: tuple[str, Sequence[Any]], total: tuple[str, Sequence[Any]], counts: Callable[[int], bool]
+    ) -> tuple[list[Any], list[Any] | None]:
+        """The rows of the ``page`` statement and, when ``counts(<its row count>)``, of ``total``: one thread hop.
+
+        Each statement is ``(sql, qmark parameters)``; None for a total not run.
+        """
+
+        def rows(connection: sqlite3.Connection) -> tuple[list[Any], list[Any] | None]:
+            page_rows = connection.execute(*page).fetchall()
+            return page_rows, connection.execute(*total).fetchall() if counts(len(page_rows)) else None
+
+        return await self._call(rows)
 
     def discard(self) -> None:
         """Close the connection after a failed or cancelled list: at once, or when its statement ends."""
@@ -213,7 +239,7 @@ class ReadSnapshot:
         if self.held is not None:
             self.held[0].close()
 
-    def _discard_after(self, running: asyncio.Future[list[Any]]) -> None:
+    def _discard_after(self, running: asyncio.Future[Any]) -> None:
         if not running.cancelled():
             running.exception()  # retrieved: the list that ran it is gone
         self.discard()

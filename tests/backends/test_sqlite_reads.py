@@ -40,6 +40,26 @@ async def test_lists_one_after_another_borrow_one_connection() -> None:
     pool.close()
 
 
+async def test_a_page_and_its_total_take_one_thread_hop(monkeypatch: pytest.MonkeyPatch) -> None:
+    pool, _, _ = _pool()
+    hops: list[object] = []
+    loop = asyncio.get_running_loop()
+    run_in_executor = loop.run_in_executor
+
+    def counted(executor: object, *args: object) -> object:
+        hops.append(args)
+        return run_in_executor(executor, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(loop, "run_in_executor", counted)
+    page = ("SELECT id FROM t WHERE id > ? ORDER BY id LIMIT 2", (0,))
+    total = ("SELECT count(*) FROM t WHERE id > ?", (0,))
+    async with pool.snapshot() as snapshot:
+        assert await snapshot.fetch_page(page, total, lambda rows: rows == 2) == ([(1,), (2,)], [(3,)])
+        assert await snapshot.fetch_page(page, total, lambda _rows: False) == ([(1,), (2,)], None)
+    assert len(hops) == 2  # one per page, its total included
+    pool.close()
+
+
 async def test_a_failed_list_closes_its_connection() -> None:
     pool, opened, _ = _pool()
     with pytest.raises(sqlite3.OperationalError, match="no such table"):

@@ -291,7 +291,7 @@ class PiccoloBackend:
         if engine.engine_type == "sqlite":
             # Piccolo opens a SQLite connection (and its thread) per statement outside a transaction;
             # a pooled connection and one read transaction give the page, the total and the eager
-            # loads one snapshot, at one thread hop per statement (``ReadPool``).
+            # loads one snapshot, the page and its total in one thread hop (``ReadPool``).
             async with read_pool(engine).snapshot() as snapshot:
                 return await self._list(query, context, engine, snapshot)
         return await self._pooled(query, context, engine)
@@ -381,12 +381,23 @@ class PiccoloBackend:
         if pool is not None and context.total_mode == "exact":
             beside = await _count_apart(pool, total_statement, context)
         async with count_beside(beside) as counting:
-            rows = await run(page_statement)
+            counted: list[dict[str, Any]] | None = None
+            held: object = connection  # tested apart: ``connection`` keeps its type for ``estimate``
+            snapshot = held if isinstance(held, ReadSnapshot) else None
+            if snapshot is not None:
+                # The page, then its total when the page does not tell it, in one thread hop.
+                rows, counted = await snapshot.fetch_page(
+                    page_statement.compile_string(engine_type=engine.engine_type),
+                    total_statement.compile_string(engine_type=engine.engine_type),
+                    lambda size: query.total_from_page(size) is None,
+                )
+            else:
+                rows = await run(page_statement)
 
             async def count() -> int:
                 if counting is not None:
                     return await counting
-                return int((await run(total_statement))[0]["total"])
+                return int((counted or await run(total_statement))[0]["total"])
 
             async def estimate() -> int | None:
                 sql, arguments = compiler.rows_statement(query).compile_string(engine_type=engine.engine_type)
