@@ -93,6 +93,8 @@ ESTIMATE_THRESHOLD = 50_000
 AA_SKIPPED = {
     ("sqlite", "10m"): "not run: its window count took ~2.6 s per call on 336,776 rows, ~80 s expected on 10M",
 }
+WARMUP_ROUNDS = 10  # in-process warm-up rounds at most (``measure_set``)
+WARMUP_SECONDS = 2.0  # ... and no more once the variants have taken this long
 HEAVY_SECONDS = 0.25  # a listing slower than this over HTTP is measured sequentially, not with wrk
 RESOURCE_TIMEOUT = 120.0  # seconds; the demo's 5 s would cut the 10M measurements short
 
@@ -301,13 +303,18 @@ async def measure_set(
 ) -> dict[str, dict[str, Any]]:
     """Time each variant on its ask, repeats interleaved (variant order rotating per round).
 
+    Before the measured rounds, warm-up rounds: at least ``warmup``, and while the variants have
+    taken less than ``WARMUP_SECONDS``, up to ``WARMUP_ROUNDS`` (none with ``warmup=0``). CPython
+    specializes a function's bytecode only after it has run several times, so a Python-heavy list
+    measured after one call ran unspecialized code that a server runs once at start-up.
     ``asks`` maps a variant to its request (they may differ: a keyset variant takes a cursor).
     Returns per variant its stats, its result's (ids, total) and any error.
     """
     samples: dict[str, list[float]] = {name: [] for name in variants}
     results: dict[str, Any] = {}
     errors: dict[str, str] = {}
-    for round_number in range(warmup + repeats):
+
+    async def one_round(round_number: int, *, measured: bool) -> None:
         shift = round_number % len(variants)
         for name in [*variants[shift:], *variants[:shift]]:
             if name in errors:
@@ -318,9 +325,17 @@ async def measure_set(
                 errors[name] = f"{type(error).__name__}: {error}"[:300]
                 say(f"  {name} failed: {errors[name]}")
                 continue
-            if round_number >= warmup:
+            if measured:
                 samples[name].append(seconds)
             results.setdefault(name, shape(result))
+
+    started = time.perf_counter()
+    rounds = 0
+    while warmup and (rounds < warmup or (rounds < WARMUP_ROUNDS and time.perf_counter() - started < WARMUP_SECONDS)):
+        await one_round(rounds, measured=False)
+        rounds += 1
+    for round_number in range(repeats):
+        await one_round(rounds + round_number, measured=True)
     out: dict[str, dict[str, Any]] = {}
     for name in variants:
         if name in errors:
