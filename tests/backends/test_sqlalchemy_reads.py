@@ -20,7 +20,8 @@ from sqlalchemy.pool import StaticPool
 
 from litestar_listing import ListContext, Resource
 from litestar_listing.backends.sqlalchemy import SQLAlchemyBackend, prepare_engine, read_engine
-from tests.conftest import async_url, postgres_database_url, scratch_folder
+from tests.backends.engines import sqlite_engine
+from tests.conftest import async_url, postgres_database_url
 from tests.matrix import selected
 
 pytestmark = pytest.mark.skipif(not selected(backend="sqlalchemy"), reason="SQLAlchemy is not selected")
@@ -43,16 +44,8 @@ NOTES = 12  # written by the fixture; a page of 5 needs the count
 async def engine() -> AsyncIterator[AsyncEngine]:
     if not selected(backend="sqlalchemy", database="sqlite"):
         pytest.skip("SQLAlchemy on SQLite is not selected")
-    engine = create_async_engine(f"sqlite+aiosqlite:///{scratch_folder('listing-reads') / 'notes.sqlite'}")
-    prepare_engine(engine)
-    async with engine.begin() as connection:
-        await connection.run_sync(Base.metadata.create_all)
-        await connection.execute(insert(Note), [{"text": f"note {n}"} for n in range(NOTES)])
-    yield engine
-    await engine.dispose()
-    reads = read_engine(engine.sync_engine)
-    if reads is not None:
-        reads.dispose()
+    async with sqlite_engine("reads", Base.metadata, [(Note, [{"text": f"note {n}"} for n in range(NOTES)])]) as engine:
+        yield engine
 
 
 @contextmanager

@@ -9,13 +9,13 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-from sqlalchemy import ForeignKey, String, and_, event, insert
-from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, create_async_engine
+from sqlalchemy import ForeignKey, String, and_, event
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 from litestar_listing import ListContext, Resource
-from litestar_listing.backends.sqlalchemy import SQLAlchemyBackend, prepare_engine, read_engine
-from tests.conftest import scratch_folder
+from litestar_listing.backends.sqlalchemy import SQLAlchemyBackend, read_engine
+from tests.backends.engines import sqlite_engine
 from tests.matrix import selected
 
 pytestmark = pytest.mark.skipif(
@@ -57,16 +57,9 @@ PETS: list[dict[str, Any]] = [{"id": 1, "keeper_id": 1}, {"id": 2, "keeper_id": 
 
 @pytest.fixture
 async def engine() -> AsyncIterator[AsyncEngine]:
-    engine = create_async_engine(f"sqlite+aiosqlite:///{scratch_folder('listing-rows') / 'pets.sqlite'}")
-    prepare_engine(engine)
-    async with engine.begin() as connection:
-        await connection.run_sync(Base.metadata.drop_all)
-        await connection.run_sync(Base.metadata.create_all)
-        await connection.execute(insert(Keeper), KEEPERS)
-        await connection.execute(insert(Pet), PETS)
-        await connection.execute(insert(Badge), [{"id": 1, "label": "gold"}, {"id": 2, "label": "gold"}])
-    yield engine
-    await engine.dispose()
+    badges = [{"id": 1, "label": "gold"}, {"id": 2, "label": "gold"}]
+    async with sqlite_engine("rows", Base.metadata, [(Keeper, KEEPERS), (Pet, PETS), (Badge, badges)]) as engine:
+        yield engine
 
 
 async def _items(engine: AsyncEngine, load: tuple[str, ...]) -> tuple[list[dict[str, Any]], int]:

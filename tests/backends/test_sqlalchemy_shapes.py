@@ -14,18 +14,18 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
-from sqlalchemy import Dialect, Numeric, String, insert, text
-from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, create_async_engine
+from sqlalchemy import Dialect, Numeric, String, text
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.types import TypeDecorator
 
 from litestar_listing import ListContext, Resource
 from litestar_listing.backends.relational.shapes import OFFSET, Shapes, Slot, shape_of
-from litestar_listing.backends.sqlalchemy import SQLAlchemyBackend, prepare_engine
+from litestar_listing.backends.sqlalchemy import SQLAlchemyBackend
 from litestar_listing.backends.sqlalchemy.compiler import StatementCompiler
 from litestar_listing.core.parsing import equality_filter
 from litestar_listing.core.query import FieldPath, Filter, ListQuery, Policy
-from tests.conftest import scratch_folder
+from tests.backends.engines import sqlite_engine
 from tests.matrix import selected
 
 pytestmark = pytest.mark.skipif(
@@ -70,14 +70,8 @@ CRATES: list[dict[str, Any]] = [
 
 @pytest.fixture
 async def engine() -> AsyncIterator[AsyncEngine]:
-    engine = create_async_engine(f"sqlite+aiosqlite:///{scratch_folder('listing-shapes') / 'crates.sqlite'}")
-    prepare_engine(engine)
-    async with engine.begin() as connection:
-        await connection.run_sync(Base.metadata.drop_all)
-        await connection.run_sync(Base.metadata.create_all)
-        await connection.execute(insert(Crate), CRATES)
-    yield engine
-    await engine.dispose()
+    async with sqlite_engine("shapes", Base.metadata, [(Crate, CRATES)]) as engine:
+        yield engine
 
 
 @pytest.fixture
