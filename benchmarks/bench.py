@@ -8,8 +8,9 @@ advanced-alchemy's providers and repository; piccolo_api's PiccoloCRUD) on the s
 - in-process: the variant's list code called in a loop (ours: ``Resource.list`` with a session; the
   floor: its SQL function; advanced-alchemy: its repository), repeats interleaved across variants,
   median with min and max;
-- over HTTP: each variant as a real server process (uvicorn, one worker, loopback), driven by wrk
-  at a fixed concurrency (requests/s and latency percentiles, median over repeats);
+- over HTTP: each variant as a real server process (uvicorn, one worker, loopback; all running at
+  once), driven by wrk at a fixed concurrency, the runs interleaved across variants (requests/s and
+  latency percentiles, median over repeats);
 - the opt-in extensions of the plugin: ``total_mode="estimated"`` against the exact total, and
   ``keyset=True`` (a cursor page deep in the table against the first page);
 - the peak allocation of one list call (tracemalloc) at each table size;
@@ -567,101 +568,146 @@ def http_paths(variant: str, ask: apps.Ask) -> list[str] | None:
     return [f"{apps.PATH}?{urlencode(params)}" if params else apps.PATH]
 
 
-def http_request(settings: Settings, wrk: str, server: Server, variant: str, paths: list[str]) -> dict[str, Any]:
-    """The figures of one request kind against one server: wrk, or one listing after another when slow."""
-    entry: dict[str, Any] = {"paths": paths}
-    answers = [http_get(server.base_url + path, 120) for path in paths]  # the warm-up and the check
-    entry["statuses"] = [status for status, _ in answers]
-    with contextlib.suppress(ValueError, KeyError, TypeError):
-        body = json.loads(answers[-1][1])
-        entry["total"] = body["count"] if variant == "piccolo-crud" else body["pagination"]["total"]
+@dataclass
+class HttpListing:
+    """One request kind against one variant's server, measured over HTTP (``over_http``)."""
 
-    def listing() -> float:
+    settings: Settings
+    wrk: str
+    server: Server
+    variant: str
+    paths: list[str]
+    entry: dict[str, Any] = field(default_factory=dict)
+    seconds: list[float] = field(default_factory=list)
+    runs: list[dict[str, Any]] = field(default_factory=list)
+
+    def listing(self) -> float:
+        """Seconds of one listing by one client (PiccoloCRUD: its rows, then its count)."""
         started = time.perf_counter()
-        for path in paths:
-            http_get(server.base_url + path, 120)
+        for path in self.paths:
+            http_get(self.server.base_url + path, 120)
         return time.perf_counter() - started
 
-    seconds = [listing()]
-    if seconds[0] > HEAVY_SECONDS:
-        # A request this slow is the database's work: wrk would complete a handful in its window;
-        # one client, one listing after another, measures it as well in less time.
-        seconds += [listing() for _ in range(max(0, settings.http_repeats - 1))]
-        rates = [1 / value for value in seconds]
-        entry["method"] = "sequential"
-        entry["latency_p50_ms"] = round(statistics.median(seconds) * 1000, 3)
-        entry["latency_p99_ms"] = round(max(seconds) * 1000, 3)
-    else:
-        entry["method"] = f"wrk, {settings.connections} connections"
-        if settings.http_warmup:
-            run_wrk(wrk, server.base_url, paths, settings.http_warmup, settings.connections)
-        runs = [
-            run_wrk(wrk, server.base_url, paths, settings.http_seconds, settings.connections)
-            for _ in range(settings.http_repeats)
-        ]
+    def check(self) -> bool:
+        """Check the answers and time one listing; True when wrk is to measure it, False when done here.
+
+        A request slower than ``HEAVY_SECONDS`` is the database's work: wrk would complete a
+        handful in its window; one client, one listing after another, measures it as well in less time.
+        """
+        answers = [http_get(self.server.base_url + path, 120) for path in self.paths]  # the warm-up and the check
+        self.entry.update(paths=self.paths, statuses=[status for status, _ in answers])
+        with contextlib.suppress(ValueError, KeyError, TypeError):
+            body = json.loads(answers[-1][1])
+            self.entry["total"] = body["count"] if self.variant == "piccolo-crud" else body["pagination"]["total"]
+        self.seconds = [self.listing()]
+        if self.seconds[0] <= HEAVY_SECONDS:
+            return True
+        self.seconds += [self.listing() for _ in range(max(0, self.settings.http_repeats - 1))]
+        self._sequential("sequential")
+        return False
+
+    def run_wrk(self, seconds: int) -> dict[str, Any]:
+        """One wrk run of ``seconds`` against the server."""
+        return run_wrk(self.wrk, self.server.base_url, self.paths, seconds, self.settings.connections)
+
+    def finish(self) -> None:
+        """The figures of the wrk runs (``runs``), or one listing after another if wrk completed too few."""
+        runs = self.runs
         # One listing is len(paths) requests (PiccoloCRUD: rows, then count).
-        per = len(paths)
-        rates = [run["requests"] / (run["duration_us"] / 1e6) / per for run in runs]
-        entry["latency_p50_ms"] = round(statistics.median(run["p50_us"] for run in runs) / 1000 * per, 3)
-        entry["latency_p99_ms"] = round(statistics.median(run["p99_us"] for run in runs) / 1000 * per, 3)
-        entry["non2xx"] = sum(run["non2xx"] for run in runs)
-        entry["socket_errors"] = sum(run["socket_errors"] for run in runs)
+        per = len(self.paths)
         if min(run["requests"] for run in runs) < 5 * per:
             # Slower than the first listing suggested: too few completed in a window to count.
-            seconds += [listing() for _ in range(max(0, settings.http_repeats - 1))]
-            rates = [1 / value for value in seconds]
-            entry["method"] = "sequential (wrk completed too few)"
-            entry["latency_p50_ms"] = round(statistics.median(seconds) * 1000, 3)
-            entry["latency_p99_ms"] = round(max(seconds) * 1000, 3)
-    entry["listings_per_s"] = {
-        "median": round(statistics.median(rates), 2),
-        "min": round(min(rates), 2),
-        "max": round(max(rates), 2),
-    }
-    return entry
+            self.seconds += [self.listing() for _ in range(max(0, self.settings.http_repeats - 1))]
+            self._sequential("sequential (wrk completed too few)")
+            return
+        self.entry["method"] = f"wrk, {self.settings.connections} connections, interleaved with the other variants"
+        self.entry["latency_p50_ms"] = round(statistics.median(run["p50_us"] for run in runs) / 1000 * per, 3)
+        self.entry["latency_p99_ms"] = round(statistics.median(run["p99_us"] for run in runs) / 1000 * per, 3)
+        self.entry["non2xx"] = sum(run["non2xx"] for run in runs)
+        self.entry["socket_errors"] = sum(run["socket_errors"] for run in runs)
+        self._rates([run["requests"] / (run["duration_us"] / 1e6) / per for run in runs])
+
+    def _sequential(self, method: str) -> None:
+        self.entry["method"] = method
+        self.entry["latency_p50_ms"] = round(statistics.median(self.seconds) * 1000, 3)
+        self.entry["latency_p99_ms"] = round(max(self.seconds) * 1000, 3)
+        self._rates([1 / value for value in self.seconds])
+
+    def _rates(self, rates: Sequence[float]) -> None:
+        self.entry["listings_per_s"] = {
+            "median": round(statistics.median(rates), 2),
+            "min": round(min(rates), 2),
+            "max": round(max(rates), 2),
+        }
+
+
+def measure_over_http(settings: Settings, listings: Sequence[HttpListing]) -> None:
+    """Measure one request kind on every variant: its wrk runs interleaved across the variants.
+
+    Each variant's servers run side by side; round after round, every variant gets one wrk run (the
+    order rotating per round), as the in-process repeats are interleaved: a drift of the machine
+    over the minutes of a request kind falls on every variant alike.
+    """
+    light = [listing for listing in listings if listing.check()]
+    for listing in light:
+        if settings.http_warmup:
+            listing.run_wrk(settings.http_warmup)
+    for round_number in range(settings.http_repeats):
+        shift = round_number % len(light) if light else 0
+        for listing in [*light[shift:], *light[:shift]]:
+            listing.runs.append(listing.run_wrk(settings.http_seconds))
+    for listing in light:
+        listing.finish()
 
 
 async def over_http(settings: Settings, wrk: str, database: str, report: dict[str, Any], log_dir: pathlib.Path) -> None:
-    """Every variant as a server, every request kind."""
+    """Every variant as a server (all running at once), every request kind."""
     size = settings.http_size
     url = data.target(size).url(database)
     asks = requests_for(data.SIZES[size])
-    floor_rps: dict[str, float] = {}
-    for variant in VARIANTS:
-        log = log_dir / f"{database}-{size}-{variant}.log"
-        probe = http_paths(variant, apps.Ask()) or [apps.PATH]
-        try:
-            server = await asyncio.to_thread(
-                start,
-                uvicorn_command,
-                log,
-                label=variant,
-                ready_path=probe[0],
-                any_status=True,  # a variant that answers the probe with an error is measured and reported
-                env={"BENCH_VARIANT": variant, "BENCH_URL": url},
-                cwd=ROOT,
-                timeout=60,
-            )
-        except ServerError as error:
-            say(f"http {variant}: {error}")
-            report["http"].append({"database": database, "size": size, "variant": variant, "error": str(error)[:500]})
-            continue
-        try:
-            for request in REQUEST_NAMES:
+    servers: dict[str, Server] = {}
+    try:
+        for variant in VARIANTS:
+            log = log_dir / f"{database}-{size}-{variant}.log"
+            probe = http_paths(variant, apps.Ask()) or [apps.PATH]
+            try:
+                servers[variant] = await asyncio.to_thread(
+                    start,
+                    uvicorn_command,
+                    log,
+                    label=variant,
+                    ready_path=probe[0],
+                    any_status=True,  # a variant that answers the probe with an error is measured and reported
+                    env={"BENCH_VARIANT": variant, "BENCH_URL": url},
+                    cwd=ROOT,
+                    timeout=60,
+                )
+            except ServerError as error:
+                say(f"http {variant}: {error}")
+                report["http"].append(
+                    {"database": database, "size": size, "variant": variant, "error": str(error)[:500]}
+                )
+        for request in REQUEST_NAMES:
+            say(f"http {database} {size} {request}: {', '.join(servers)}")
+            listings: list[HttpListing] = []
+            entries: list[dict[str, Any]] = []
+            for variant, server in servers.items():
                 entry: dict[str, Any] = {"database": database, "size": size, "request": request, "variant": variant}
+                entries.append(entry)
                 paths = http_paths(variant, asks[request])
                 if paths is None:
                     entry["unavailable"] = "PiccoloCRUD cannot express it (no relation filter, no search over columns)"
                 else:
-                    say(f"http {database} {size} {variant} {request}")
-                    entry.update(await asyncio.to_thread(http_request, settings, wrk, server, variant, paths))
-                    if variant == "floor":
-                        floor_rps[request] = entry["listings_per_s"]["median"]
-                    if floor_rps.get(request):
-                        ratio = entry["listings_per_s"]["median"] / floor_rps[request]
-                        entry["rps_ratio_to_floor"] = round(ratio, 3)
+                    listings.append(HttpListing(settings, wrk, server, variant, paths, entry))
+            await asyncio.to_thread(measure_over_http, settings, listings)
+            floor = next((entry for entry in entries if entry["variant"] == "floor"), {})
+            floor_rps = floor.get("listings_per_s", {}).get("median")
+            for entry in entries:
+                if floor_rps and "listings_per_s" in entry:
+                    entry["rps_ratio_to_floor"] = round(entry["listings_per_s"]["median"] / floor_rps, 3)
                 report["http"].append(entry)
-        finally:
+    finally:
+        for server in servers.values():
             server.stop()
 
 
