@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import importlib
+import os
 import re
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -92,7 +93,9 @@ async def test_sqlalchemy_snippet(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
 
 async def test_piccolo_snippet(monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("asyncpg")
-    monkeypatch.setenv("DATABASE_URL", postgres_database_url("listing_readme"))
+    # A database of this process's own: the sessions without a database server of their own (other
+    # Pythons, dependency floors) run this test at the same time, and each drops what it created.
+    monkeypatch.setenv("DATABASE_URL", postgres_database_url(f"listing_readme_{os.getpid()}"))
     module = fresh("piccolo_app")
     tables = (module.Owner, module.Tag, module.Thing, module.ThingTag, module.Part)
     engine = module.engine
