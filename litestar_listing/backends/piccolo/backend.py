@@ -6,6 +6,7 @@ import functools
 import sqlite3
 from collections import OrderedDict
 from collections.abc import Coroutine, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from piccolo.columns import Column
@@ -31,11 +32,12 @@ from litestar_listing.backends.base import (
     driver_unavailable,
     read_models,
 )
-from litestar_listing.backends.piccolo.compiler import Dialect, QueryCompiler, render_condition
+from litestar_listing.backends.piccolo.compiler import Compiled, Dialect, QueryCompiler, render_condition
 from litestar_listing.backends.piccolo.introspection import Tables, field_info
 from litestar_listing.backends.piccolo.loading import Guard, Node, Selection, load_many, plan
 from litestar_listing.backends.relational.compiler import KEY_LABEL
 from litestar_listing.backends.relational.replicas import LAG_QUERY, Replica, ReplicaSet
+from litestar_listing.backends.relational.shapes import OFFSET, Shapes, Slot, shape_of
 from litestar_listing.backends.relational.totals import count_beside, planner_rows, total_of
 from litestar_listing.core.errors import ConfigurationError
 from litestar_listing.core.query import ListQuery, Policy, load_tree
@@ -51,6 +53,17 @@ _DIALECTS: Mapping[str, Dialect] = {"sqlite": "sqlite", "postgres": "postgres"}
 
 _PageSelection = tuple[Node, list[QueryString], list[tuple[str, str]]]
 """The listed entity's plan, the page's select list, and ``(computed name, alias)`` pairs."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Statements:
+    """What one query shape compiles to: its page and total statements, and how rows become items."""
+
+    page: Compiled
+    total: Compiled
+    node: Node
+    extras: list[tuple[str, str]]
+    guard: Guard | None
 
 
 class FoldingConnection(sqlite3.Connection):
@@ -166,6 +179,7 @@ class PiccoloBackend:
             self._computed_fields[name] = field_info(name, column, computed=True, reads=reads)
         self._compilers: PerPolicies[QueryCompiler] = PerPolicies(self._reads)
         self._selections: dict[tuple[str, ...], _PageSelection] = {}
+        self._shapes: Shapes[_Statements] = Shapes()
 
     @property
     def narrows_rows(self) -> bool:
@@ -259,6 +273,27 @@ class PiccoloBackend:
                 self._selections[load] = cached
         return cached
 
+    def _statements(
+        self, compiler: QueryCompiler, query: ListQuery, context: ListContext
+    ) -> tuple[_Statements, dict[str, object]]:
+        """The statements of ``query``'s shape (compiled once per shape, ``Shapes``), and its values to bind.
+
+        Kept per compiler (dialect, and the policies ``Computed`` values read), shape
+        (``shapes.shape_of``: the query without its field values and page offset, its row policies
+        whole), keyset and eager loads.
+        """
+        shape, values = shape_of(query)
+
+        def build() -> _Statements:
+            guard = compiler.load_guard(shape) if context.load and shape.policies else None
+            node, columns, extras = self._page_selection(context.load, compiler.computed, guard)
+            page, total = compiler.compile(shape, columns, keys=context.keyset, offset=Slot(OFFSET, int))
+            return _Statements(
+                Compiled.of(page, compiler.dialect), Compiled.of(total, compiler.dialect), node, extras, guard
+            )
+
+        return self._shapes.get((compiler, shape, context.keyset, context.load), build), values
+
     async def fetch(self, query: ListQuery, context: ListContext) -> Page:
         """Run the page statement, the total when the page does not tell it, and the eager loads.
 
@@ -344,9 +379,8 @@ class PiccoloBackend:
         session, so no limit outlives the list.
         """
         savepoint = await transaction.savepoint()
-        connection = transaction.connection if engine.engine_type == "postgres" else None
         try:
-            page = await self._list(query, context, engine, connection)
+            page = await self._list(query, context, engine, transaction.connection)
         except BaseException:
             await savepoint.rollback_to()
             raise
@@ -356,27 +390,33 @@ class PiccoloBackend:
     async def _list(
         self, query: ListQuery, context: ListContext, engine: Engine[Any], connection: Any, pool: Any = None
     ) -> Page:
-        """List on ``connection`` (None: through ``engine``).
+        """List on ``connection``: an asyncpg connection, a ``ReadSnapshot``, or a transaction's aiosqlite connection.
 
         With the asyncpg ``pool`` the connection came from, the count may run on a second
         connection beside the page (``_count_apart``).
         """
         compiler = self.compiler(engine, query)
+        dialect = compiler.dialect
+        statements, values = self._statements(compiler, query, context)
 
         async def run(statement: QueryString) -> list[dict[str, Any]]:
-            if connection is None:
-                return engine.transform_response_to_dicts(await engine.run_querystring(statement))
-            sql, arguments = statement.compile_string(engine_type=engine.engine_type)
+            return await fetch(statement.compile_string(engine_type=engine.engine_type))
+
+        async def fetch(compiled: tuple[str, list[Any]]) -> list[dict[str, Any]]:
+            sql, arguments = compiled
             if isinstance(connection, ReadSnapshot):
                 return await connection.fetch(sql, arguments)
+            if dialect == "sqlite":
+                # The caller's transaction's aiosqlite connection, its rows as Piccolo makes them.
+                connection.row_factory = dict_factory
+                async with connection.execute(sql, arguments) as cursor:
+                    return list(await cursor.fetchall())
             # asyncpg's timeout asks PostgreSQL to cancel the statement and keeps the connection;
             # the time left is measured now, after the wait for the pooled connection.
             rows = await connection.fetch(sql, *arguments, timeout=context.remaining())
             return engine.transform_response_to_dicts(rows)
 
-        guard = compiler.load_guard(query) if context.load and query.policies else None
-        node, columns, extras = self._page_selection(context.load, compiler.computed, guard)
-        page_statement, total_statement = compiler.compile(query, columns, keys=context.keyset)
+        page_statement, total_statement = statements.page.bound(values), statements.total.bound(values)
         beside = None
         if pool is not None and context.total_mode == "exact":
             beside = await _count_apart(pool, total_statement, context)
@@ -387,20 +427,18 @@ class PiccoloBackend:
             if snapshot is not None:
                 # The page, then its total when the page does not tell it, in one thread hop.
                 rows, counted = await snapshot.fetch_page(
-                    page_statement.compile_string(engine_type=engine.engine_type),
-                    total_statement.compile_string(engine_type=engine.engine_type),
-                    lambda size: query.total_from_page(size) is None,
+                    page_statement, total_statement, lambda size: query.total_from_page(size) is None
                 )
             else:
-                rows = await run(page_statement)
+                rows = await fetch(page_statement)
 
             async def count() -> int:
                 if counting is not None:
                     return await counting
-                return int((counted or await run(total_statement))[0]["total"])
+                return int((counted or await fetch(total_statement))[0]["total"])
 
             async def estimate() -> int | None:
-                sql, arguments = compiler.rows_statement(query).compile_string(engine_type=engine.engine_type)
+                sql, arguments = compiler.rows_statement(query).compile_string(engine_type=dialect)
 
                 async def explain(statement: str) -> object:
                     return await connection.fetchval(statement, *arguments, timeout=context.remaining())
@@ -408,15 +446,16 @@ class PiccoloBackend:
                 return await planner_rows(explain, sql)
 
             total, estimated = await total_of(
-                query, len(rows), context, count=count, estimate=estimate if engine.engine_type == "postgres" else None
+                query, len(rows), context, count=count, estimate=estimate if dialect == "postgres" else None
             )
+        node, extras = statements.node, statements.extras
         pairs: list[tuple[Mapping[str, Any], dict[str, Any]]] = []
         for row in rows:
             item = node.item(row)
             assert item is not None  # noqa: S101 - the listed entity is never optional
             item.update((name, row[alias]) for name, alias in extras)
             pairs.append((row, item))
-        await load_many(self._tables, run, node, pairs, guard)
+        await load_many(self._tables, run, node, pairs, statements.guard)
         last_key = None
         if context.keyset and rows:
             last_key = tuple(rows[-1][f"{KEY_LABEL}{index}"] for index in range(len(query.order)))
@@ -432,7 +471,9 @@ def _name(table: type[Table]) -> str:
     return table.__name__
 
 
-async def _count_apart(pool: Any, total: QueryString, context: ListContext) -> Coroutine[Any, Any, int] | None:
+async def _count_apart(
+    pool: Any, total: tuple[str, list[Any]], context: ListContext
+) -> Coroutine[Any, Any, int] | None:
     """The count on a second connection of the asyncpg ``pool``, to run beside the page (``count_beside``).
 
     Only for a list outside the caller's transaction: at READ COMMITTED each statement sees a
@@ -446,7 +487,7 @@ async def _count_apart(pool: Any, total: QueryString, context: ListContext) -> C
         return None
     # A free place is in the pool's queue: it is taken without waiting, before another task can.
     other = await pool.acquire()
-    sql, arguments = total.compile_string(engine_type="postgres")
+    sql, arguments = total
 
     async def count() -> int:
         try:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from piccolo.columns import Column, ForeignKey
@@ -25,11 +26,13 @@ from piccolo.table import Table
 from litestar_listing.backends._sqlite import FOLD_FUNCTION, is_ascii_sql
 from litestar_listing.backends.piccolo.introspection import Relation, Tables
 from litestar_listing.backends.relational.compiler import Continue, RelationalCompiler
+from litestar_listing.backends.relational.shapes import Slot
 from litestar_listing.core.query import ListQuery
 from litestar_listing.core.text import LIKE_ESCAPE, LikePattern, fold_case
 
 __all__ = (
     "Anchor",
+    "Compiled",
     "Dialect",
     "QueryCompiler",
     "opaque",
@@ -44,6 +47,40 @@ Place = tuple[type[Table], Anchor]  # a table and the anchor its columns are rea
 
 _TRUE = "1 = 1"
 _FALSE = "1 = 0"
+
+
+def driver_value(value: Any) -> Any:
+    """A coerced value as the driver takes it: an enum by its value (spec §4.4.5), anything else as it is."""
+    return value.value if isinstance(value, enum.Enum) else value
+
+
+@dataclass(frozen=True, slots=True)
+class Compiled:
+    """One statement as the driver runs it: its SQL, and its arguments with a ``Slot`` for each value left out.
+
+    Compiled once per query shape (``shapes.shape_of``); ``arguments`` gives each run its values.
+    """
+
+    sql: str
+    template: tuple[Any, ...]
+
+    @classmethod
+    def of(cls, statement: QueryString, dialect: Dialect) -> Compiled:
+        """``statement`` rendered for ``dialect`` (``$n`` parameters on PostgreSQL, ``?`` on SQLite)."""
+        sql, arguments = statement.compile_string(engine_type=dialect)
+        return cls(sql, tuple(arguments))
+
+    def arguments(self, values: Mapping[str, object]) -> list[Any]:
+        """The statement's arguments, each ``Slot`` replaced by its value in ``values`` (by slot name).
+
+        Raises:
+            KeyError: A slot has no value.
+        """
+        return [driver_value(values[part.name]) if isinstance(part, Slot) else part for part in self.template]
+
+    def bound(self, values: Mapping[str, object]) -> tuple[str, list[Any]]:
+        """``(sql, arguments)`` with ``values`` in the slots, as ``QueryString.compile_string`` gives them."""
+        return self.sql, self.arguments(values)
 
 
 def opaque(querystring: QueryString) -> QueryString:
@@ -111,7 +148,7 @@ def select_statement(
     where: QueryString | None = None,
     order: Sequence[QueryString] = (),
     limit: int | None = None,
-    offset: int = 0,
+    offset: int | Slot = 0,
 ) -> QueryString:
     """``SELECT <selected> FROM <table> <joins> [WHERE] [ORDER BY] [LIMIT OFFSET]``.
 
@@ -134,7 +171,7 @@ def select_statement(
     if limit is not None:
         # Parameters, not literals: SQLite plans a literal LIMIT/OFFSET worse (issue 6's measurement).
         template += " LIMIT {} OFFSET {}"
-        args.extend((int(limit), int(offset)))
+        args.extend((int(limit), offset if isinstance(offset, Slot) else int(offset)))
     return QueryString(template, *args)
 
 
@@ -191,13 +228,13 @@ class QueryCompiler(RelationalCompiler[Any, QueryString]):
         selected: Sequence[QueryString],
         labelled: Sequence[tuple[str, Any]],
         limit: int,
-        offset: int | None,
+        offset: int | Slot | None,
     ) -> QueryString:
         columns = [*selected, *(QueryString(f'{{}} AS "{label}"', value) for label, value in labelled)]
         return select_statement(self.table, columns, where=condition, order=order, limit=limit, offset=offset or 0)
 
     def keys_statement(  # noqa: D102
-        self, scope: None, condition: QueryString | None, order: Sequence[QueryString], limit: int, offset: int
+        self, scope: None, condition: QueryString | None, order: Sequence[QueryString], limit: int, offset: int | Slot
     ) -> QueryString:
         pk = self.table._meta.primary_key
         return select_statement(
@@ -258,8 +295,8 @@ class QueryCompiler(RelationalCompiler[Any, QueryString]):
         return QueryString(_TRUE if value else _FALSE)
 
     def bind(self, value: Any, like: Any = None) -> Any:
-        """A coerced value as the driver takes it: enums by their value (spec §4.4.5)."""
-        return value.value if isinstance(value, enum.Enum) else value
+        """A coerced value as the driver takes it (``driver_value``); a ``Slot`` stays until ``Compiled.arguments``."""
+        return value if isinstance(value, Slot) else driver_value(value)
 
     def compare(self, left: Any, operator: str, right: Any) -> QueryString:  # noqa: D102
         return QueryString(f"{{}} {operator} {{}}", left, right)
