@@ -256,7 +256,8 @@ class PiccoloBackend:
         """What the page statement selects for ``load`` and the ``computed`` values of the list's compiler.
 
         Built once per distinct ``load``, then reused; with a ``guard`` (row policies, which differ
-        per request) or ``Computed`` values (built per request), built for the call and not kept.
+        per request) or ``Computed`` values (built per request), built for the query shape and kept
+        with its statements only (``_statements``).
 
         Raises:
             ConfigurationError: ``load`` names no relation.
@@ -375,8 +376,9 @@ class PiccoloBackend:
 
         On PostgreSQL a statement that fails (or is cancelled at the deadline) aborts the whole
         transaction; rolling back to the savepoint makes it usable again. The statements run on the
-        transaction's connection with asyncpg's per-statement ``timeout``, which sets nothing on the
-        session, so no limit outlives the list.
+        transaction's connection: on PostgreSQL with asyncpg's per-statement ``timeout``, which sets
+        nothing on the session, so no limit outlives the list; on SQLite under the connection's own
+        ``StatementGuard`` (``FoldingConnection``).
         """
         savepoint = await transaction.savepoint()
         try:
