@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from advanced_alchemy.extensions.litestar import SQLAlchemyAsyncConfig, SQLAlchemyPlugin
+from advanced_alchemy.extensions.litestar import EngineConfig, SQLAlchemyAsyncConfig, SQLAlchemyPlugin
 from beanie import init_beanie
 from litestar import Litestar, Request, get
 from litestar.connection import ASGIConnection
@@ -203,7 +203,18 @@ def sqlalchemy_backends(database_url: str, replicas: Sequence[str] = ()) -> Demo
         The backends, the fleet-size query, the ``SQLAlchemyPlugin`` giving each request a session, and
         a shutdown hook closing the engines' connections.
     """
-    config = SQLAlchemyAsyncConfig(connection_string=database_url, metadata=DemoBase.metadata, create_all=False)
+    # start-example sqlalchemy-pool
+    # On PostgreSQL ten pooled connections, as Piccolo's asyncpg pool keeps: with SQLAlchemy's default
+    # five, more requests at once open connections beyond them, each closed again when it is returned
+    # (a new PostgreSQL backend per request). SQLite lists read on connections of their own.
+    on_postgresql = make_url(sqlalchemy_url(database_url)).get_backend_name() == "postgresql"
+    config = SQLAlchemyAsyncConfig(
+        connection_string=database_url,
+        metadata=DemoBase.metadata,
+        create_all=False,
+        engine_config=EngineConfig(pool_size=10) if on_postgresql else EngineConfig(),
+    )
+    # end-example sqlalchemy-pool
     # start-example sqlalchemy-replicas
     standbys = [create_async_engine(sqlalchemy_url(url)) for url in replicas]
     # end-example sqlalchemy-replicas

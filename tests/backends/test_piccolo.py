@@ -205,13 +205,15 @@ async def test_a_replaced_sqlite_file_is_read_afresh() -> None:
 
 
 async def test_on_postgresql_the_count_runs_on_a_second_pooled_connection(monkeypatch: pytest.MonkeyPatch) -> None:
-    # Outside a transaction, with an idle connection in the pool, the count runs beside the page on
-    # another connection; inside engine.transaction() everything runs on the transaction's.
+    # Outside a transaction, with the pool idle, the count runs beside the page on another connection;
+    # with a connection lent elsewhere, more than half of the pool would be in use: the count runs
+    # after the page on its connection; inside engine.transaction() everything runs on the
+    # transaction's.
     if not selected(backend="piccolo", database="postgresql"):
         pytest.skip("Piccolo on PostgreSQL is not selected")
     engine = PostgresEngine(config={"dsn": postgres_database_url("listing_piccolo_apart")}, extensions=())
     await write_piccolo_rows(engine)
-    await engine.start_connection_pool(min_size=3, max_size=3)
+    await engine.start_connection_pool(min_size=4, max_size=4)
     try:
         resource = Resource("things", PiccoloBackend(Thing, engine=engine))
         resource.build()
@@ -227,8 +229,15 @@ async def test_on_postgresql_the_count_runs_on_a_second_pooled_connection(monkey
         query = resource.parser.parse([("count", "5")], [])
         page = await resource.backend.fetch(query, ListContext())
         assert (page.total, acquired) == (31, 2)
+        pool = engine.pool  # type: ignore[attr-defined]
+        elsewhere = await acquire(pool)
+        try:
+            page = await resource.backend.fetch(query, ListContext())
+        finally:
+            await pool.release(elsewhere)
+        assert (page.total, acquired) == (31, 3)  # 1 + 2 of 4 in use: the page's connection alone
         async with engine.transaction():
             page = await resource.backend.fetch(query, ListContext())
-        assert (page.total, acquired) == (31, 3)  # the transaction's own connection, and no other
+        assert (page.total, acquired) == (31, 4)  # the transaction's own connection, and no other
     finally:
         await engine.close_connection_pool()

@@ -207,6 +207,23 @@ async def test_a_pool_with_room_for_one_connection_counts_after_the_page(postgre
         await engine.dispose()
 
 
+@pytest.mark.parametrize(("lent", "apart"), [(3, True), (4, False)])
+async def test_a_busy_pool_counts_after_the_page(postgresql: AsyncEngine, lent: int, apart: bool) -> None:
+    # With the list's two connections taken, at most half of pool_size may be lent: 3 + 2 of 10, not
+    # 4 + 2. Beyond, a second connection per list would push other requests into overflow connections.
+    engine = create_async_engine(postgresql.url, pool_size=10)
+    elsewhere = [await engine.connect().start() for _ in range(lent)]
+    try:
+        with connections(engine) as seen:
+            async with AsyncSession(engine) as session:
+                assert await _list(session) == ([1, 2, 3, 4, 5], NOTES)
+        assert len({connection for connection, kind in seen if kind != "other"}) == (2 if apart else 1)
+    finally:
+        for connection in elsewhere:
+            await connection.close()
+        await engine.dispose()
+
+
 async def test_a_session_with_writes_counts_them_on_its_own_connection(postgresql: AsyncEngine) -> None:
     await _idle(postgresql, 2)
     with connections(postgresql) as seen:

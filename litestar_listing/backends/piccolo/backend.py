@@ -38,7 +38,7 @@ from litestar_listing.backends.piccolo.loading import Guard, Node, Selection, lo
 from litestar_listing.backends.relational.compiler import KEY_LABEL
 from litestar_listing.backends.relational.replicas import LAG_QUERY, Replica, ReplicaSet
 from litestar_listing.backends.relational.shapes import OFFSET, Shapes, Slot, shape_of
-from litestar_listing.backends.relational.totals import count_beside, planner_rows, total_of
+from litestar_listing.backends.relational.totals import count_beside, may_count_apart, planner_rows, total_of
 from litestar_listing.core.errors import ConfigurationError
 from litestar_listing.core.query import ListQuery, Policy, load_tree
 from litestar_listing.core.schema import FieldInfo, ModelGraph
@@ -480,12 +480,14 @@ async def _count_apart(
 
     Only for a list outside the caller's transaction: at READ COMMITTED each statement sees a
     snapshot of its own, so the count sees what it would have seen on the page's connection. Only
-    when the pool hands a connection over at once (fewer than ``max_size`` are in use: an idle one,
-    or a new one): a list never waits for a second connection while it holds one (under load,
-    lists count after the page on their own connection). The count has the list's time left, as
-    asyncpg's statement timeout. None: count on the page's connection.
+    while the pool is mostly idle (``may_count_apart``: with both connections taken, at most half
+    of its ``max_size`` in use), so the pool hands it over at once and a list never waits for a
+    second connection while it holds one; under load, lists count after the page on their own
+    connection. The count has the list's time left, as asyncpg's statement timeout. None: count on
+    the page's connection.
     """
-    if pool.get_size() - pool.get_idle_size() >= pool.get_max_size():
+    in_use = pool.get_size() - pool.get_idle_size()  # the page's connection among them
+    if not may_count_apart(in_use - 1, pool.get_max_size()):
         return None
     # A free place is in the pool's queue: it is taken without waiting, before another task can.
     other = await pool.acquire()

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from litestar_listing.backends.base import ListContext
     from litestar_listing.core.query import ListQuery
 
-__all__ = ("count_beside", "planner_rows", "total_of")
+__all__ = ("count_beside", "may_count_apart", "planner_rows", "total_of")
 
 
 async def total_of(
@@ -66,6 +66,19 @@ async def planner_rows(explain: Callable[[str], Awaitable[object]], sql: str) ->
     if isinstance(plan, str):
         plan = json.loads(plan)
     return int(plan[0]["Plan"]["Plan Rows"])  # type: ignore[index]
+
+
+def may_count_apart(in_use: int, size: int) -> bool:
+    """Whether a list may take a second pooled connection to count beside its page (``count_beside``).
+
+    Only while the pool is mostly idle: with the list's two connections taken, at most half of the
+    pool's ``size`` is in use (``in_use``: connections lent now, the list's own not yet among them).
+    Under load the count runs after the page on the list's own connection: PostgreSQL is busy then
+    and a parallel count buys little, while a second connection per list empties the pool for the
+    requests that arrive meanwhile, and on SQLAlchemy's ``QueuePool`` pushes them into overflow
+    connections, each a new PostgreSQL backend, closed again when it is returned.
+    """
+    return 2 * (in_use + 2) <= size
 
 
 @contextlib.asynccontextmanager

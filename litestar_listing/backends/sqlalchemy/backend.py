@@ -51,7 +51,7 @@ from litestar_listing.backends.base import (
 )
 from litestar_listing.backends.relational.replicas import LAG_QUERY, Replica, ReplicaSet
 from litestar_listing.backends.relational.shapes import OFFSET, Shapes, Slot, shape_of
-from litestar_listing.backends.relational.totals import count_beside, planner_rows, total_of
+from litestar_listing.backends.relational.totals import count_beside, may_count_apart, planner_rows, total_of
 from litestar_listing.backends.sqlalchemy.compiler import StatementCompiler
 from litestar_listing.backends.sqlalchemy.introspection import field_info, model_graph, public_columns
 from litestar_listing.backends.sqlalchemy.rows import BY_POSITION, RowPlan, row_plan
@@ -531,20 +531,17 @@ async def _count_apart(
 
     PostgreSQL, for a session that held nothing before the list: at READ COMMITTED each statement
     sees a snapshot of its own, so the count sees what it would have seen on the session's
-    connection. Called before the session takes its own connection, and only when the pool can hand
-    both over at once (idle ones, or new ones while it holds fewer than its ``pool_size``): a list
-    never waits for one connection while it holds another (under load, lists count on their own
-    connection, after the page). The count runs under the list's statement limit (``_limit``).
-    None: count on the session.
+    connection. Called before the session takes its own connection, and only while the pool is
+    mostly idle (``may_count_apart``: with both connections taken, at most half of its
+    ``pool_size`` lent), so both come from within its size and a list never waits for one
+    connection while it holds another; under load, lists count on their own connection, after the
+    page. The count runs under the list's statement limit (``_limit``). None: count on the session.
     """
     engine = session.bind
     if context.total_mode != "exact" or not isinstance(engine, AsyncEngine):
         return None
     pool = engine.sync_engine.pool
-    if not isinstance(pool, QueuePool):
-        return None
-    idle, lent = pool.checkedin(), pool.checkedout()
-    if idle + max(0, pool.size() - idle - lent) < 2:  # the count's and the page's
+    if not isinstance(pool, QueuePool) or not may_count_apart(pool.checkedout(), pool.size()):
         return None
     # The checkout claims its connection before anything can yield to another task.
     connection = await engine.connect().start()
