@@ -96,6 +96,8 @@ AA_SKIPPED = {
 }
 WARMUP_ROUNDS = 10  # in-process warm-up rounds at most (``measure_set``)
 WARMUP_SECONDS = 2.0  # ... and no more once the variants have taken this long
+MEASURED_ROUNDS = 25  # in-process measured rounds at most, beyond the settings' repeats (``measure_set``)
+MEASURED_SECONDS = 3.0  # ... and none beyond the repeats once the measured rounds have taken this long
 HEAVY_SECONDS = 0.25  # a listing slower than this over HTTP is measured sequentially, not with wrk
 RESOURCE_TIMEOUT = 120.0  # seconds; the demo's 5 s would cut the 10M measurements short
 
@@ -307,7 +309,10 @@ async def measure_set(
     Before the measured rounds, warm-up rounds: at least ``warmup``, and while the variants have
     taken less than ``WARMUP_SECONDS``, up to ``WARMUP_ROUNDS`` (none with ``warmup=0``). CPython
     specializes a function's bytecode only after it has run several times, so a Python-heavy list
-    measured after one call ran unspecialized code that a server runs once at start-up.
+    measured after one call ran unspecialized code that a server runs once at start-up. Then at
+    least ``repeats`` measured rounds, and more while they have taken less than
+    ``MEASURED_SECONDS``, up to ``MEASURED_ROUNDS``: a request of a few milliseconds gets a median
+    of many samples, on a machine whose single samples vary by tens of percent.
     ``asks`` maps a variant to its request (they may differ: a keyset variant takes a cursor).
     Returns per variant its stats, its result's (ids, total) and any error.
     """
@@ -335,8 +340,11 @@ async def measure_set(
     while warmup and (rounds < warmup or (rounds < WARMUP_ROUNDS and time.perf_counter() - started < WARMUP_SECONDS)):
         await one_round(rounds, measured=False)
         rounds += 1
-    for round_number in range(repeats):
-        await one_round(rounds + round_number, measured=True)
+    measuring = time.perf_counter()
+    measured = 0
+    while measured < repeats or (measured < MEASURED_ROUNDS and time.perf_counter() - measuring < MEASURED_SECONDS):
+        await one_round(rounds + measured, measured=True)
+        measured += 1
     out: dict[str, dict[str, Any]] = {}
     for name in variants:
         if name in errors:
