@@ -604,7 +604,7 @@ class HttpListing:
     server: Server
     variant: str
     paths: list[str]
-    entry: dict[str, Any] = field(default_factory=dict)
+    entry: dict[str, Any]
     seconds: list[float] = field(default_factory=list)
     runs: list[dict[str, Any]] = field(default_factory=list)
 
