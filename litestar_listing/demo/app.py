@@ -207,7 +207,7 @@ def sqlalchemy_backends(database_url: str, replicas: Sequence[str] = ()) -> Demo
     # On PostgreSQL ten pooled connections, as Piccolo's asyncpg pool keeps: with SQLAlchemy's default
     # five, more requests at once open connections beyond them, each closed again when it is returned
     # (a new PostgreSQL backend per request). SQLite lists read on connections of their own.
-    on_postgresql = make_url(sqlalchemy_url(database_url)).get_backend_name() == "postgresql"
+    on_postgresql = make_url(database_url).get_backend_name() == "postgresql"
     config = SQLAlchemyAsyncConfig(
         connection_string=database_url,
         metadata=DemoBase.metadata,

@@ -17,7 +17,7 @@ from litestar import Litestar
 from litestar.testing import TestClient
 from piccolo.engine.postgres import PostgresEngine
 from piccolo.engine.sqlite import SQLiteEngine
-from sqlalchemy.pool import QueuePool
+from sqlalchemy.pool import QueuePool, StaticPool
 
 from litestar_listing import ListingPlugin, Resource
 from litestar_listing.backends.piccolo import PiccoloBackend
@@ -189,7 +189,19 @@ def test_sqlalchemy_connections_close_with_the_app(database: str, tmp_path_facto
                 pools.append(reads.pool)
             assert all(isinstance(pool, QueuePool) for pool in pools)
             assert [pool.checkedin() for pool in pools] == ([1, 1] if database == "sqlite" else [2])  # type: ignore[attr-defined]
+            # Ten pooled connections on PostgreSQL (docs: "Totals on PostgreSQL"), SQLAlchemy's five elsewhere.
+            assert engine.pool.size() == (10 if database == "postgresql" else 5)  # type: ignore[attr-defined]
         assert [pool.checkedin() for pool in pools] == [0] * len(pools)  # type: ignore[attr-defined]
+
+
+@needs_sqlalchemy
+def test_sqlalchemy_backends_take_an_in_memory_sqlite_database() -> None:
+    # The parse benchmark lists an empty in-memory database: SQLAlchemy's StaticPool takes no pool size.
+    backends = sqlalchemy_backends("sqlite+aiosqlite:///:memory:")
+    backend = backends.flights
+    assert isinstance(backend, SQLAlchemyBackend)
+    assert backend.config is not None
+    assert isinstance(backend.config.get_engine().pool, StaticPool)
 
 
 @needs_piccolo
