@@ -229,7 +229,8 @@ async def test_on_postgresql_the_count_runs_on_a_second_pooled_connection(monkey
         query = resource.parser.parse([("count", "5")], [])
         page = await resource.backend.fetch(query, ListContext())
         assert (page.total, acquired) == (31, 2)
-        pool = engine.pool  # type: ignore[attr-defined]
+        pool = engine.pool
+        assert pool is not None
         elsewhere = await acquire(pool)
         try:
             page = await resource.backend.fetch(query, ListContext())

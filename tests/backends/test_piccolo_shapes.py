@@ -23,9 +23,9 @@ from piccolo.table import Table
 
 from litestar_listing import ListContext, Resource
 from litestar_listing.backends.piccolo import PiccoloBackend
-from litestar_listing.backends.piccolo.compiler import QueryCompiler
 from litestar_listing.core.parsing import equality_filter
 from litestar_listing.core.query import FieldPath, ListQuery, Policy
+from tests.backends.compiles import counted_compiles
 from tests.conftest import postgres_database_url, scratch_folder
 from tests.matrix import selected
 
@@ -101,15 +101,7 @@ async def database(request: pytest.FixtureRequest) -> tuple[Engine[Any], Plain]:
 @pytest.fixture
 def builds(monkeypatch: pytest.MonkeyPatch) -> list[ListQuery]:
     """The queries statements were compiled for."""
-    compiled: list[ListQuery] = []
-    compile_statements = QueryCompiler.compile
-
-    def counted(self: QueryCompiler, query: ListQuery, *args: Any, **kwargs: Any) -> Any:
-        compiled.append(query)
-        return compile_statements(self, query, *args, **kwargs)
-
-    monkeypatch.setattr(QueryCompiler, "compile", counted)
-    return compiled
+    return counted_compiles(monkeypatch)
 
 
 def _resource(engine: Engine[Any]) -> Resource:

@@ -22,9 +22,9 @@ from sqlalchemy.types import TypeDecorator
 from litestar_listing import ListContext, Resource
 from litestar_listing.backends.relational.shapes import OFFSET, Shapes, Slot, shape_of
 from litestar_listing.backends.sqlalchemy import SQLAlchemyBackend
-from litestar_listing.backends.sqlalchemy.compiler import StatementCompiler
 from litestar_listing.core.parsing import equality_filter
 from litestar_listing.core.query import FieldPath, Filter, ListQuery, Policy
+from tests.backends.compiles import counted_compiles
 from tests.backends.engines import sqlite_engine
 from tests.matrix import selected
 
@@ -77,15 +77,7 @@ async def engine() -> AsyncIterator[AsyncEngine]:
 @pytest.fixture
 def builds(monkeypatch: pytest.MonkeyPatch) -> list[ListQuery]:
     """The queries statements were compiled for."""
-    compiled: list[ListQuery] = []
-    compile_statements = StatementCompiler.compile
-
-    def counted(self: StatementCompiler, query: ListQuery, *args: Any, **kwargs: Any) -> Any:
-        compiled.append(query)
-        return compile_statements(self, query, *args, **kwargs)
-
-    monkeypatch.setattr(StatementCompiler, "compile", counted)
-    return compiled
+    return counted_compiles(monkeypatch)
 
 
 def _resource() -> Resource:
