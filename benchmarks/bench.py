@@ -335,16 +335,16 @@ async def measure_set(
                 samples[name].append(seconds)
             results.setdefault(name, shape(result))
 
-    started = time.perf_counter()
-    rounds = 0
-    while warmup and (rounds < warmup or (rounds < WARMUP_ROUNDS and time.perf_counter() - started < WARMUP_SECONDS)):
-        await one_round(rounds, measured=False)
-        rounds += 1
-    measuring = time.perf_counter()
-    measured = 0
-    while measured < repeats or (measured < MEASURED_ROUNDS and time.perf_counter() - measuring < MEASURED_SECONDS):
-        await one_round(rounds + measured, measured=True)
-        measured += 1
+    async def rounds(first: int, least: int, most: int, seconds: float, *, measured: bool) -> int:
+        """``least`` rounds, then more while they have taken under ``seconds``, up to ``most``; how many ran."""
+        started, done = time.perf_counter(), 0
+        while done < least or (done < most and time.perf_counter() - started < seconds):
+            await one_round(first + done, measured=measured)
+            done += 1
+        return done
+
+    warmed = await rounds(0, warmup, WARMUP_ROUNDS if warmup else 0, WARMUP_SECONDS, measured=False)
+    await rounds(warmed, repeats, MEASURED_ROUNDS, MEASURED_SECONDS, measured=True)
     out: dict[str, dict[str, Any]] = {}
     for name in variants:
         if name in errors:

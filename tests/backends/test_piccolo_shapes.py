@@ -25,7 +25,7 @@ from litestar_listing import ListContext, Resource
 from litestar_listing.backends.piccolo import PiccoloBackend
 from litestar_listing.core.parsing import equality_filter
 from litestar_listing.core.query import FieldPath, ListQuery, Policy
-from tests.backends.compiles import counted_compiles
+from tests.backends.shaped import counted_compiles, crate_rows
 from tests.conftest import postgres_database_url, scratch_folder
 from tests.matrix import selected
 
@@ -46,16 +46,7 @@ class Crate(Table, tablename="shaped_crates"):
     packed = Date()
 
 
-ROWS: list[dict[str, Any]] = [
-    {
-        "id": number,
-        "tenant": number % 3,
-        "kind": ("box", "bag", "tin", "box")[number % 4],
-        "weight": Decimal(number) / 4,
-        "packed": datetime.date(2024, 1, 1) + datetime.timedelta(days=number // 5),
-    }
-    for number in range(1, 1301)
-]
+ROWS = crate_rows("kind", ("box", "bag", "tin", "box"))
 
 
 class Plain:

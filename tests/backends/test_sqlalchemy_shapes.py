@@ -11,7 +11,6 @@ import datetime
 import functools
 from collections.abc import AsyncIterator
 from decimal import Decimal
-from typing import Any
 
 import pytest
 from sqlalchemy import Dialect, Numeric, String, text
@@ -24,8 +23,8 @@ from litestar_listing.backends.relational.shapes import OFFSET, Shapes, Slot, sh
 from litestar_listing.backends.sqlalchemy import SQLAlchemyBackend
 from litestar_listing.core.parsing import equality_filter
 from litestar_listing.core.query import FieldPath, Filter, ListQuery, Policy
-from tests.backends.compiles import counted_compiles
 from tests.backends.engines import sqlite_engine
+from tests.backends.shaped import counted_compiles, crate_rows
 from tests.matrix import selected
 
 pytestmark = pytest.mark.skipif(
@@ -56,16 +55,7 @@ class Crate(Base):
     packed: Mapped[datetime.date]
 
 
-CRATES: list[dict[str, Any]] = [
-    {
-        "id": number,
-        "tenant": number % 3,
-        "code": ("ab", "cd", "ef", "gh")[number % 4],
-        "weight": Decimal(number) / 4,
-        "packed": datetime.date(2024, 1, 1) + datetime.timedelta(days=number // 5),
-    }
-    for number in range(1, 1301)
-]
+CRATES = crate_rows("code", ("ab", "cd", "ef", "gh"))
 
 
 @pytest.fixture

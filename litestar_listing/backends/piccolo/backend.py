@@ -178,7 +178,6 @@ class PiccoloBackend:
             reads = expression.read_names(_name) if isinstance(expression, Computed) else ()
             self._computed_fields[name] = field_info(name, column, computed=True, reads=reads)
         self._compilers: PerPolicies[QueryCompiler] = PerPolicies(self._reads)
-        self._selections: dict[tuple[str, ...], _PageSelection] = {}
         self._shapes: Shapes[_Statements] = Shapes()
 
     @property
@@ -255,24 +254,15 @@ class PiccoloBackend:
     ) -> _PageSelection:
         """What the page statement selects for ``load`` and the ``computed`` values of the list's compiler.
 
-        Built once per distinct ``load``, then reused; with a ``guard`` (row policies, which differ
-        per request) or ``Computed`` values (built per request), built for the query shape and kept
-        with its statements only (``_statements``).
+        Built once per query shape, and kept with its statements (``_statements``).
 
         Raises:
             ConfigurationError: ``load`` names no relation.
         """
-        kept = guard is None and not self._reads
-        cached = self._selections.get(load) if kept else None
-        if cached is None:
-            selection = Selection()
-            tree = load_tree(load)
-            node = plan(self._tables, self.table, self.table, tree, selection, optional=False, guard=guard)
-            extras = [(name, selection.add(expression)) for name, expression in computed.items()]
-            cached = (node, selection.columns, extras)
-            if kept:
-                self._selections[load] = cached
-        return cached
+        selection = Selection()
+        node = plan(self._tables, self.table, self.table, load_tree(load), selection, optional=False, guard=guard)
+        extras = [(name, selection.add(expression)) for name, expression in computed.items()]
+        return node, selection.columns, extras
 
     def _statements(
         self, compiler: QueryCompiler, query: ListQuery, context: ListContext

@@ -58,7 +58,7 @@ def driver_value(value: Any) -> Any:
 class Compiled:
     """One statement as the driver runs it: its SQL, and its arguments with a ``Slot`` for each value left out.
 
-    Compiled once per query shape (``shapes.shape_of``); ``arguments`` gives each run its values.
+    Compiled once per query shape (``shapes.shape_of``); ``bound`` gives each run its values.
     """
 
     sql: str
@@ -70,17 +70,13 @@ class Compiled:
         sql, arguments = statement.compile_string(engine_type=dialect)
         return cls(sql, tuple(arguments))
 
-    def arguments(self, values: Mapping[str, object]) -> list[Any]:
-        """The statement's arguments, each ``Slot`` replaced by its value in ``values`` (by slot name).
+    def bound(self, values: Mapping[str, object]) -> tuple[str, list[Any]]:
+        """``(sql, arguments)`` as ``QueryString.compile_string`` gives them, each ``Slot`` replaced by its value.
 
         Raises:
-            KeyError: A slot has no value.
+            KeyError: A slot has no value in ``values`` (by slot name).
         """
-        return [driver_value(values[part.name]) if isinstance(part, Slot) else part for part in self.template]
-
-    def bound(self, values: Mapping[str, object]) -> tuple[str, list[Any]]:
-        """``(sql, arguments)`` with ``values`` in the slots, as ``QueryString.compile_string`` gives them."""
-        return self.sql, self.arguments(values)
+        return self.sql, [driver_value(values[part.name]) if isinstance(part, Slot) else part for part in self.template]
 
 
 def opaque(querystring: QueryString) -> QueryString:

@@ -1,7 +1,10 @@
-"""Counting how often the shared relational compiler compiles statements (statements kept per query shape)."""
+"""What the query-shape tests of both relational backends share: their rows, and a count of compiles."""
 
 from __future__ import annotations
 
+import datetime
+from collections.abc import Sequence
+from decimal import Decimal
 from typing import Any
 
 import pytest
@@ -21,3 +24,17 @@ def counted_compiles(monkeypatch: pytest.MonkeyPatch) -> list[ListQuery]:
 
     monkeypatch.setattr(RelationalCompiler, "compile", counted)
     return compiled
+
+
+def crate_rows(label: str, labels: Sequence[str]) -> list[dict[str, Any]]:
+    """1,300 crates: ids 1-1300, three tenants, ``label`` cycling through four ``labels``, a Decimal weight, a date."""
+    return [
+        {
+            "id": number,
+            "tenant": number % 3,
+            label: labels[number % 4],
+            "weight": Decimal(number) / 4,
+            "packed": datetime.date(2024, 1, 1) + datetime.timedelta(days=number // 5),
+        }
+        for number in range(1, 1301)
+    ]
