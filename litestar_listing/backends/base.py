@@ -148,9 +148,15 @@ class PerPolicies(Generic[ValueT]):
 
 
 def _policies_key(query: ListQuery, names: Sequence[str]) -> tuple[Policy | None, ...] | None:
-    """The policies of ``names`` in ``query``; None when one cannot be a key (unhashable values)."""
+    """The policies of ``names`` in ``query``; None when one cannot be a key (unhashable values).
+
+    When one of them follows a relation (``Policy.through``), every policy of ``query`` too: the
+    condition it puts on its rows reads the policies of the related models.
+    """
     found = {policy.entity: policy for policy in query.policies if policy.entity in names}
-    key = tuple(found.get(name) for name in names)
+    key: tuple[Policy | None, ...] = tuple(found.get(name) for name in names)
+    if any(policy is not None and policy.through for policy in key):
+        key = (*key, *query.policies)
     try:
         hash(key)
     except TypeError:
@@ -177,6 +183,9 @@ class Capabilities:
         row_policies: Applies ``ListQuery.policies`` wherever rows of a model are reached (the
             listed rows, relation paths, eager loading); an application may not give a policy to
             a model one of its resources reaches through a backend without it (checked at start).
+        inherited_policies: Applies a policy that follows a relation (``Policy.through``) wherever
+            it applies the others; an application may not give one to a model one of its resources
+            reaches through a backend without it (checked at start).
     """
 
     operators: frozenset[str] = frozenset(OPERATORS)
@@ -188,6 +197,7 @@ class Capabilities:
     keyset: bool = False
     total_modes: frozenset[TotalMode] = frozenset({"exact"})
     row_policies: bool = False
+    inherited_policies: bool = False
 
 
 @dataclass(frozen=True, slots=True)

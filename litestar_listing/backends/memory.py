@@ -6,7 +6,9 @@ Rows are dicts; a to-one relation is a nested dict or None, a to-many relation a
 Row policies (``ListQuery.policies``) are applied by the plainest reading of their rule: a row of a
 model outside its policy does not exist. The listed rows are filtered by the listed model's policy,
 and wherever a path or an eager load reaches a related row outside its model's policy, that row is
-taken away: a to-one relation reads as None, a to-many list loses it.
+taken away: a to-one relation reads as None, a to-many list loses it. A policy that follows a
+relation (``Policy.through``) hides a row whose related row is missing or taken away; the rows must
+carry that relation (a nested dict) for it to be seen.
 """
 
 from __future__ import annotations
@@ -52,7 +54,7 @@ class MemoryBackend:
             visible to-many rows: the oracle of ``backends.base.Computed``. These replace the keys.
     """
 
-    capabilities = Capabilities(keyset=True, row_policies=True)
+    capabilities = Capabilities(keyset=True, row_policies=True, inherited_policies=True)
 
     def __init__(
         self,
@@ -115,7 +117,11 @@ class MemoryBackend:
         return Page(items=items, total=len(matching), last_key=last_key)
 
     def _visible(self, row: Row, entity_name: str, policies: Mapping[str, Policy]) -> Row | None:
-        """``row`` as the policies let it be seen: None when outside its model's policy, related rows pruned."""
+        """``row`` as the policies let it be seen: None when outside its model's policy, related rows pruned.
+
+        A policy that follows a relation (``Policy.through``) needs the related row, itself seen
+        through the policies: a missing or hidden one hides the row.
+        """
         policy = policies.get(entity_name)
         if policy is not None and not (policy.visible and all(self._filter(row, item) for item in policy.filters)):
             return None
@@ -127,6 +133,8 @@ class MemoryBackend:
                 pruned[name] = [child for child in children if child is not None]
             elif value is not None:
                 pruned[name] = self._visible(value, relation.target, policies)
+        if policy is not None and any(pruned.get(name) is None for name in policy.through):
+            return None
         return pruned
 
     def _key(self, row: Row, query: ListQuery) -> tuple[object, ...]:

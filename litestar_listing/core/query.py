@@ -133,23 +133,28 @@ class OrderTerm:
 class Policy:
     """The rows of one model a request may reach: a row policy resolved for one request.
 
-    A policy applies wherever rows of its model are reached (DESIGN.md, "Row policies"; spec
+    A policy applies wherever rows of its model are reached (docs: scoping, "Row policies"; spec
     §4.4.10 extended to relations): the listed rows, the page and the total when the model is the
     listed one; the related row of a to-one path, which outside the policy behaves exactly as a
     missing one (filters on it do not match, it sorts as NULL, it loads as null); the rows a
-    to-many path's semi-join sees; eager-loaded rows.
+    to-many path's semi-join sees; eager-loaded rows; the rows a computed value reads.
 
     Attributes:
         entity: The model's name in the ``ModelGraph`` (its class name).
         filters: Conditions over the model's own fields (single-segment paths), ANDed; none with
-            ``visible`` means every row.
+            ``visible`` and no ``through`` means every row.
         visible: False when no row of the model may be reached (e.g. an anonymous request under a
-            policy that denies anonymous users); ``filters`` are then ignored.
+            policy that denies anonymous users); ``filters`` and ``through`` are then ignored.
+        through: To-one relations of the model whose related row must exist and be inside its own
+            model's policy (the ``Policy`` of that model in the same ``ListQuery.policies``), ANDed
+            with ``filters``: the policy the model inherits from a parent row, e.g. an invoice visible
+            when its customer is (docs: scoping, "Policies that follow relations").
     """
 
     entity: str
     filters: tuple[Filter, ...] = ()
     visible: bool = True
+    through: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

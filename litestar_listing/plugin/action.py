@@ -28,6 +28,8 @@ from litestar_listing.plugin.policies import check_load as check_policed_load
 from litestar_listing.plugin.prepared import check_load
 
 if TYPE_CHECKING:
+    from litestar_listing.plugin.binding import Binding
+    from litestar_listing.plugin.policies import RowPolicies
     from litestar_listing.plugin.resource import Resource
 
 __all__ = ("Enrich", "EnrichContext", "list_action", "raw_query")
@@ -43,12 +45,15 @@ class EnrichContext:
         list_context: The backend call's context (``resource.backend.session(list_context)`` gives
             the SQLAlchemy session of the request).
         query: The query that produced the page.
+        policies: The row policies of the application serving the list (``request_policies`` resolves
+            them for the request); None: none.
     """
 
     request: ASGIConnection[Any, Any, Any, Any] | None
     resource: Resource
     list_context: ListContext
     query: ListQuery
+    policies: RowPolicies | None = None
 
 
 Enrich = Callable[[list[dict[str, Any]], EnrichContext], Awaitable[None] | None]
@@ -59,7 +64,7 @@ _BACKSTOP_GRACE = 0.5
 
 
 async def list_action(
-    resource: Resource,
+    binding: Binding,
     connection: ASGIConnection[Any, Any, Any, Any] | None,
     params: Sequence[tuple[str, str]] | None = None,
     *,
@@ -67,10 +72,10 @@ async def list_action(
     session: Any,
     primary: bool | None,
 ) -> tuple[msgspec.Struct, dict[str, str]]:
-    """``resource``'s list of ``connection``: parse, admit, fetch the page and total, enrich, wrap.
+    """The list of ``connection`` as ``binding``'s application serves it: parse, admit, fetch, enrich, wrap.
 
     Args:
-        resource: The listed resource.
+        binding: The listed resource in the application serving it (its row policies and admission).
         connection: The request (query parameters and forced filters are read from it), or None.
         params: Query parameters to use instead of the request's.
         load: Relations to eager-load instead of ``resource.load`` (spec §4.5).
@@ -89,29 +94,30 @@ async def list_action(
         ConfigurationError: Forced filters without ``connection``, a ``load`` that is no relation
             or reaches an unguarded scoped model, or an enrichment that replaced items.
     """
+    resource = binding.resource
     if params is None:
         read = QueryString.read(raw_query(connection), resource.limits)
-        query = resource.parse(read, connection)
+        query = binding.parse(read, connection)
         params = read.pairs
     else:
-        query = resource.parse(params, connection)
+        query = binding.parse(params, connection)
     if load is not None:
         try:
             check_load(resource.field_map.graph, load)
         except ConfigurationError as error:
             msg = f"resource {resource.name!r}: {error}"
             raise ConfigurationError(msg) from error
-        check_policed_load(resource, load)  # row policies (issue 15): the start-up check, per call
+        check_policed_load(resource, binding.policies, load)  # the start-up check of row policies, per call
     primary = resource.primary if primary is None else primary
-    admission = resource.admission
+    admission = binding.admission
     if admission is None:
-        return await _list_admitted(resource, connection, query, params, load, session, primary=primary)
+        return await _list_admitted(binding, connection, query, params, load, session, primary=primary)
     async with admission.admitted(f"listing {resource.name}"):
-        return await _list_admitted(resource, connection, query, params, load, session, primary=primary)
+        return await _list_admitted(binding, connection, query, params, load, session, primary=primary)
 
 
 async def _list_admitted(
-    resource: Resource,
+    binding: Binding,
     connection: ASGIConnection[Any, Any, Any, Any] | None,
     query: ListQuery,
     params: Sequence[tuple[str, str]],
@@ -120,6 +126,7 @@ async def _list_admitted(
     *,
     primary: bool,
 ) -> tuple[msgspec.Struct, dict[str, str]]:
+    resource = binding.resource
     # The timeout starts now: time spent waiting for admission is bounded by its own queue_timeout.
     context = ListContext(
         request=connection,
@@ -127,7 +134,7 @@ async def _list_admitted(
         load=tuple(resource.load if load is None else load),
         deadline=None if resource.timeout is None else time.monotonic() + resource.timeout,
         keyset=resource.keyset,
-        total_mode=resource.total_mode,
+        total_mode=resource.total_mode if may_estimate(resource, query) else "exact",
         exact_total_below=resource.exact_total_below,
         primary=primary,
     )
@@ -138,7 +145,7 @@ async def _list_admitted(
             page = await _fetch(resource, query, replace(context, total_mode="exact"))
         if window.offset + len(page.items) > page.total:
             raise cursor_past_total(page.total)
-    await _enrich(resource, page, EnrichContext(connection, resource, context, query))
+    await _enrich(resource, page, EnrichContext(connection, resource, context, query, binding.policies))
     headers: dict[str, str] = {}
     if resource.total_mode == "estimated":
         headers["X-Total-Mode"] = page.total_mode
@@ -151,6 +158,18 @@ async def _list_admitted(
         status="success",
     )
     return envelope, headers
+
+
+def may_estimate(resource: Resource, query: ListQuery) -> bool:
+    """Whether ``query``'s total may be the planner's estimate: only when no row of the table is hidden from it.
+
+    The planner's statistics describe the whole table. Under a scope (forced filters), a row policy
+    or a base list query that leaves rows out, an estimate would depend on rows the caller may not
+    see (another tenant's, soft-deleted ones): such a list is counted exactly whatever
+    ``Resource.total_mode`` says, and ``X-Total-Mode`` says ``exact`` (docs: extensions, "Estimated
+    totals").
+    """
+    return not (query.forced_filters or query.policies or getattr(resource.backend, "narrows_rows", False))
 
 
 async def _fetch(resource: Resource, query: ListQuery, context: ListContext) -> Page:

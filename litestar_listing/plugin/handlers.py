@@ -1,68 +1,49 @@
-"""Route handlers for resources.
+"""The route handlers a ``ListingPlugin`` mounts for a resource: ``GET`` (the list action) and ``HEAD``.
 
 No ``from __future__ import annotations`` here: Litestar reads these annotations at runtime.
 """
 
 from typing import Any
 
-from litestar import Request, Response, get, head
-from litestar.enums import MediaType
+from litestar import Request, Response, get
+from litestar.enums import HttpMethod
 from litestar.handlers import HTTPRouteHandler
 from litestar.openapi.spec import Operation
+from litestar.types import ASGIApp, Message, Receive, Scope, Send
+from litestar.utils.scope.state import CONNECTION_STATE_KEY
 
-from litestar_listing.plugin.openapi import SharedSchemas, list_operation_class
-from litestar_listing.plugin.problems import ErrorShapes
-from litestar_listing.plugin.resource import Resource
-from litestar_listing.plugin.route_options import RouteOptions, ServedRoute, route_path
+from litestar_listing.plugin.binding import Binding
+from litestar_listing.plugin.openapi import list_operation_class
+from litestar_listing.plugin.route_options import ServedRoute
 
-__all__ = ("head_handler", "list_handler")
-
-
-def _served(resource: Resource, path_prefix: str, route: ServedRoute | None) -> ServedRoute:
-    """``route``, or the route of ``resource`` under ``path_prefix`` with the defaults of a lone plugin."""
-    if route is not None:
-        return route
-    options = RouteOptions()
-    return ServedRoute(
-        route_path(path_prefix, resource, options), f"list_{resource.name}", f"listing:{resource.name}", options
-    )
+__all__ = ("ListingHeadHandler", "get_without_body", "head_as_get", "head_handler", "list_handler")
 
 
-def list_handler(
-    resource: Resource,
-    path_prefix: str,
-    shared: SharedSchemas,
-    *,
-    route: ServedRoute | None = None,
-    errors: ErrorShapes | None = None,
-) -> HTTPRouteHandler:
-    """A ``GET {path_prefix}/<name>/`` handler answering ``resource``'s list action (spec §4.1).
+def list_handler(binding: Binding, route: ServedRoute) -> HTTPRouteHandler:
+    """The ``GET`` handler at ``route`` answering the list action of ``binding``'s resource (spec §4.1).
 
-    Its OpenAPI operation refers to schemas collected in ``shared``.
+    Its OpenAPI operation refers to the schemas the application's list operations share
+    (``ListingState.shared_schemas``).
 
     Args:
-        resource: The resource; built here.
-        path_prefix: The path before the resource's name; ignored when ``route`` is given.
-        shared: Where the operation's shared schemas are collected.
+        binding: The resource as the application serves it.
         route: The resolved route (``routes.resolve_routes``): path, operation id, name, guards,
-            ``opt``, security, tags and ``include_in_schema``. None: ``{path_prefix}/<name>/``,
-            ``list_<name>``, no options.
-        errors: How the application writes errors, for OpenAPI (``ErrorShapes.detect``).
+            ``opt``, security, tags and ``include_in_schema``.
     """
-    resource.build()
-    served = _served(resource, path_prefix, route)
-    options = served.options
+    resource = binding.resource
+    options = route.options
 
     async def list_items(request: Request[Any, Any, Any]) -> Any:
-        envelope, headers = await resource.list_with_headers(request)
+        envelope, headers = await binding.resource.list_with_headers(request)
         return Response(envelope, headers=headers) if headers else envelope
 
     list_items.__annotations__ = {"request": Request, "return": resource.envelope}
     list_items.__name__ = f"list_{resource.name}"
+    state = binding.state
     return get(
-        served.path,
-        name=served.name,
-        operation_id=served.operation_id,
+        route.path,
+        name=route.name,
+        operation_id=route.operation_id,
         summary=f"List {resource.name}",
         description=resource.description or None,
         tags=[resource.name] if options.tags is None else list(options.tags),
@@ -71,41 +52,86 @@ def list_handler(
         security=None if options.security is None else list(options.security),
         include_in_schema=options.include_in_schema,
         # Out of the schema: no operation, so no component it alone would refer to.
-        operation_class=list_operation_class(resource, shared, errors=errors, guarded=bool(options.guards))
+        operation_class=list_operation_class(
+            resource, state.shared_schemas, binding.policies, errors=state.errors, guarded=bool(options.guards)
+        )
         if options.include_in_schema
         else Operation,
     )(list_items)
 
 
-def head_handler(resource: Resource, path_prefix: str, *, route: ServedRoute | None = None) -> HTTPRouteHandler:
-    """A ``HEAD {path_prefix}/<name>/`` handler: the list action's status and headers, without a body.
+async def get_without_body(scope: Scope, receive: Receive, send: Send) -> None:
+    """Answer the ``HEAD`` request of ``scope`` with the application's ``GET`` of the same URL, its body dropped.
 
-    It runs the same list as ``GET`` (validation, scoping, admission, the store), so a ``HEAD`` answers
-    what the ``GET`` would: 200 with the same extension headers (``X-Total-Mode``, ``X-Next-Cursor``,
-    ``Link``), or the same 4xx/503. Left out of OpenAPI, which documents the ``GET``. Note that
-    Litestar's authentication backends skip ``HEAD`` by default (``exclude_http_methods``), so a scoped
-    resource then sees an anonymous request.
-
-    Args:
-        resource: The resource; built here.
-        path_prefix: The path before the resource's name; ignored when ``route`` is given.
-        route: As for ``list_handler``: the same path, guards, ``opt`` and security; the route name
-            gains ``:head``.
+    The ``GET`` goes through the application again (``Litestar.asgi_handler``): its routing, its
+    middleware (authentication included, whatever a middleware's ``exclude_http_methods`` says of
+    ``HEAD``), guards, dependencies, exception handlers and the list action itself. Every message it
+    sends passes through unchanged but for its body: the status and every header, ``Content-Length``
+    included (or absent, for a streamed body), are the ``GET``'s (docs: design, "HEAD").
     """
-    resource.build()
-    served = _served(resource, path_prefix, route)
-    options = served.options
+    app = scope["litestar_app"]
+    state = {key: value for key, value in scope.get("state", {}).items() if key != CONNECTION_STATE_KEY}
+    # The router strips ``root_path`` from the path it routes and keeps the rest in ``path``.
+    path = scope.get("root_path", "") + scope["path"]
+    as_get: Any = {**scope, "method": HttpMethod.GET.value, "path": path, "path_params": {}, "state": state}
+    for key in ("route_handler", "path_template", "user", "auth", "session"):
+        as_get.pop(key, None)
 
-    async def head_items(request: Request[Any, Any, Any]) -> Response[None]:
-        _, headers = await resource.list_with_headers(request)
-        return Response(content=None, headers=headers, media_type=MediaType.JSON)
+    async def without_body(message: Message) -> None:
+        if message["type"] == "http.response.body":
+            if message.get("more_body", False):
+                return
+            message = {"type": "http.response.body", "body": b"", "more_body": False}
+        await send(message)
 
-    head_items.__name__ = f"head_{resource.name}"
-    return head(
-        served.path,
-        name=f"{served.name}:head",
-        guards=list(options.guards) or None,
+    await app.asgi_handler(as_get, receive, without_body)
+
+
+class ListingHeadHandler(HTTPRouteHandler):
+    """The ``HEAD`` handler of a mounted resource (``head_handler``); ``head_as_get`` answers its requests."""
+
+    __slots__ = ()
+
+
+def head_as_get(app: ASGIApp) -> ASGIApp:
+    """The application's first middleware: a ``HEAD`` of a listing route is answered by its ``GET`` without a body.
+
+    Any other request goes on to ``app`` untouched. First of the application's middleware, so that no
+    other runs for the ``HEAD`` request itself: each runs once, for the ``GET``.
+    """
+
+    async def middleware(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope.get("method") == HttpMethod.HEAD.value and isinstance(scope.get("route_handler"), ListingHeadHandler):
+            await get_without_body(scope, receive, send)
+        else:
+            await app(scope, receive, send)
+
+    return middleware
+
+
+def head_handler(route: ServedRoute) -> HTTPRouteHandler:
+    """The ``HEAD`` handler at ``route``: the ``GET`` of the same request, for the same caller, without its body.
+
+    ``HEAD`` is answered by running the ``GET`` (``head_as_get``, the middleware the ``ListingPlugin``
+    puts first), so that the application's authentication, guards and scopes see it exactly as they
+    see that ``GET``: Litestar's authentication middleware skip ``HEAD`` by default
+    (``exclude_http_methods``), so a handler of its own would run unauthenticated. The route carries
+    no guards itself (the ``GET``'s run) and is left out of OpenAPI, which documents the ``GET``; its
+    ``opt`` is the ``GET``'s, for middleware that read it.
+    """
+    options = route.options
+
+    async def head_items() -> ASGIApp:
+        # Reached only when another middleware was put before ``head_as_get``: the same answer, later.
+        return get_without_body
+
+    head_items.__name__ = f"head_{route.operation_id.removeprefix('list_')}"
+    handler = ListingHeadHandler(
+        route.path,
+        http_method=HttpMethod.HEAD,
+        name=f"{route.name}:head",
         opt=dict(options.opt) or None,
-        security=None if options.security is None else list(options.security),
         include_in_schema=False,
-    )(head_items)
+    )
+    handler(head_items)
+    return handler

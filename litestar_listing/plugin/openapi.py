@@ -35,6 +35,7 @@ from litestar_listing.plugin.problems import ErrorFormat, ErrorShapes
 if TYPE_CHECKING:
     from litestar.openapi import OpenAPIConfig
 
+    from litestar_listing.plugin.policies import RowPolicies
     from litestar_listing.plugin.resource import Resource
 
 __all__ = (
@@ -492,7 +493,7 @@ def _error_response(
     )
 
 
-def refusals(resource: Resource) -> frozenset[int]:
+def refusals(resource: Resource, policies: RowPolicies | None = None) -> frozenset[int]:
     """The statuses a built resource's scoping may refuse a request with: 401, 403, or none.
 
     A scope (``Resource.scopes``) may answer 401 (no user) and 403 (a user without the claim it
@@ -500,7 +501,6 @@ def refusals(resource: Resource) -> frozenset[int]:
     reason, and 401 when that model is the listed one (``RowPolicies.resolve``).
     """
     statuses: set[int] = {401, 403} if resource.scopes else set()
-    policies = resource.row_policies
     if policies:
         graph = resource.field_map.graph
         for name in graph.entities:
@@ -530,7 +530,12 @@ def _extension_headers(resource: Resource) -> dict[str, OpenAPIHeader | Referenc
 
 
 def list_operation_class(
-    resource: Resource, shared: SharedSchemas, *, errors: ErrorShapes | None = None, guarded: bool = False
+    resource: Resource,
+    shared: SharedSchemas,
+    policies: RowPolicies | None = None,
+    *,
+    errors: ErrorShapes | None = None,
+    guarded: bool = False,
 ) -> type[Operation]:
     """An ``Operation`` subclass that adds ``resource``'s query parameters and its error responses.
 
@@ -543,6 +548,7 @@ def list_operation_class(
     Args:
         resource: The built resource.
         shared: Where the schemas the operation refers to are collected.
+        policies: The row policies of the application serving it, which may refuse a request (401, 403).
         errors: The application's error formats (``ErrorShapes.detect``): each error response's
             media type and body, Litestar's or problem details. None: Litestar's.
         guarded: The route has guards (``RouteOptions.guards``), which may answer 403.
@@ -561,7 +567,7 @@ def list_operation_class(
             "A query parameter is invalid; every bad parameter is listed in 'extra'.", 400, shared, errors
         )
     }
-    refused = refusals(resource)
+    refused = refusals(resource, policies)
     if 401 in refused:
         responses["401"] = _error_response(
             "Authentication is required: a server-side scope of this resource found no user.", 401, shared, errors

@@ -5,23 +5,25 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from litestar import Litestar
 from litestar.openapi.spec import Operation
 from litestar.plugins import InitPlugin, ReceiveRoutePlugin
 from litestar.routes import HTTPRoute
 
 from litestar_listing.core.errors import ConfigurationError
 from litestar_listing.plugin.admission import Admission
+from litestar_listing.plugin.binding import STATE_KEY, Binding, ListingState, unregistered
 from litestar_listing.plugin.exceptions import exception_handlers
-from litestar_listing.plugin.handlers import head_handler, list_handler
-from litestar_listing.plugin.openapi import SharedSchemas, list_operation_class, with_shared_schemas
+from litestar_listing.plugin.handlers import head_as_get, head_handler, list_handler
+from litestar_listing.plugin.openapi import SharedSchemas, with_shared_schemas
 from litestar_listing.plugin.policies import RowPolicies, RowPolicy, check_paths
 from litestar_listing.plugin.problems import ErrorShapes
-from litestar_listing.plugin.resource import bind
 from litestar_listing.plugin.route_options import RouteOptions, check_routes, resolve_routes
-from litestar_listing.plugin.routes import listing_operation, served_resources, unregistered
+from litestar_listing.plugin.routes import is_listing_placeholder, served_resources
 
 if TYPE_CHECKING:
     from litestar.config.app import AppConfig
+    from litestar.handlers import HTTPRouteHandler
     from litestar.routes import BaseRoute
 
     from litestar_listing.plugin.resource import Resource
@@ -40,7 +42,8 @@ class ListingPlugin(InitPlugin, ReceiveRoutePlugin):
     (``listing_route``, ``provide_page``, ``provide_query``, ``resource.list``), must be given to
     the plugin: its backend is prepared (on SQLite, the functions search and the case-insensitive
     operators need) and its declaration, admission and row policies checked when the application
-    is built.
+    is built. The plugin is a declaration too: given to several applications, each gets row
+    policies, admission and OpenAPI state of its own (``plugin.binding``).
 
     Args:
         resources: The listed collections; resource names must be unique.
@@ -50,7 +53,7 @@ class ListingPlugin(InitPlugin, ReceiveRoutePlugin):
             resource's ``timeout`` starts when a list is admitted. None (the default): no limit.
         queue_timeout: Seconds a list may wait to be admitted; past it, a 503 with ``Retry-After``.
         policies: Row policies, at most one per model (``RowPolicy``): they restrict that model's
-            rows wherever any resource reaches them (DESIGN.md, "Row policies").
+            rows wherever any resource reaches them (docs: scoping, "Row policies").
         routes: ``{resource name: RouteOptions}``: a mounted resource's path, operation id, guards,
             ``opt``, security, tags and ``include_in_schema``; resources not named get the defaults.
         unmounted: Resources served only by the application's own handlers: prepared and checked
@@ -61,20 +64,18 @@ class ListingPlugin(InitPlugin, ReceiveRoutePlugin):
             ``routes`` naming no resource or two resources at one path; when the application is built,
             a resource whose declaration does not match its models (fail at start-up, not per
             request), two routes declaring one ``operation_id``, one ``Resource`` served by two plugins
-            of which one has row policies or ``max_concurrent_lists``, or a handler listing a resource
-            that no ``ListingPlugin`` was given (the message says how).
+            of one application of which one has row policies or ``max_concurrent_lists``, or a handler
+            listing a resource that no ``ListingPlugin`` of its application was given (the message says how).
     """
 
     __slots__ = (
-        "_errors",
-        "_operations",
-        "admission",
+        "max_concurrent_lists",
         "mounted",
         "path_prefix",
         "policies",
+        "queue_timeout",
         "resources",
         "routes",
-        "shared_schemas",
     )
 
     def __init__(
@@ -97,26 +98,29 @@ class ListingPlugin(InitPlugin, ReceiveRoutePlugin):
         """Every resource of the plugin, mounted first."""
         self.mounted = tuple(resources)
         """The resources whose list route the plugin mounts."""
-        self._operations: dict[str, type[Operation]] = {}
         self.path_prefix = path_prefix
         self.routes: Mapping[str, RouteOptions] = dict(routes or {})
         check_routes(self.mounted, path_prefix, self.routes)
-        self._errors: ErrorShapes | None = None
-        self.shared_schemas = SharedSchemas()
-        self.admission = None if max_concurrent_lists is None else Admission(max_concurrent_lists, queue_timeout)
-        # Row policies (issue 15): carried by every resource's queries, checked at start-up.
-        self.policies = RowPolicies(policies)
-        for resource in self.resources:
-            bind(resource, self)
+        if max_concurrent_lists is not None:
+            Admission(max_concurrent_lists, queue_timeout)  # checks both, as each application's will
+        self.max_concurrent_lists = max_concurrent_lists
+        self.queue_timeout = queue_timeout
+        self.policies = tuple(policies)
+        """The declared row policies; each application gets its own ``RowPolicies`` of them."""
+        RowPolicies(self.policies)  # one per model
 
     def on_app_init(self, app_config: AppConfig) -> AppConfig:
-        """Register the GET and HEAD handlers of each resource, prepare its backend, add its type encoders.
+        """Bind each resource to the application, register its GET and HEAD handlers, prepare its backend.
 
-        A backend may carry ``type_encoders`` (e.g. Beanie's ``{ObjectId: str}``) for values its
-        items hold; the application's own encoders win. The OpenAPI configuration is replaced by a
-        copy whose ``components/schemas`` also hold the schemas the list operations share (with an
-        earlier ``ListingPlugin``'s). Operation ids are made unique among the application's listing
-        plugins (``route_options.resolve_routes``), and error responses documented in the format the
+        What the application derives from the plugin's resources is its own (``plugin.binding``): a
+        ``Binding`` per resource with the application's row policies (checked against every
+        resource's paths) and admission, kept in ``app_config.state[STATE_KEY]`` (a
+        ``ListingState``), which the lists of any handler find through their request. A backend may
+        carry ``type_encoders`` (e.g. Beanie's ``{ObjectId: str}``) for values its items hold; the
+        application's own encoders win. The OpenAPI configuration is replaced by a copy whose
+        ``components/schemas`` also hold the schemas the list operations share (with an earlier
+        ``ListingPlugin``'s). Operation ids are made unique among the application's listing plugins
+        (``route_options.resolve_routes``), and error responses documented in the format the
         application writes them (``ErrorShapes.detect``: Litestar's, or problem details with
         Litestar's ``ProblemDetailsPlugin``). The library's errors get exception handlers
         (``plugin.exceptions``): a bad query is answered as the route answers a ``ValidationException``
@@ -127,82 +131,71 @@ class ListingPlugin(InitPlugin, ReceiveRoutePlugin):
             ConfigurationError: See the class.
         """
         app_config.exception_handlers = {**exception_handlers(), **app_config.exception_handlers}
+        if head_as_get not in app_config.middleware:
+            app_config.middleware.insert(0, head_as_get)  # first: HEAD is its GET, for every middleware
         plugins = [plugin for plugin in app_config.plugins if isinstance(plugin, ListingPlugin)]
-        _check_shared_resources(plugins)
         served = resolve_routes(plugins, self)
-        self._errors = errors = ErrorShapes.detect(app_config.plugins)
-        self._operations.clear()
-        # Fresh per application, unless an earlier plugin of this one already shares some.
-        self.shared_schemas = SharedSchemas.of_application(app_config.openapi_config, SharedSchemas())
-        for resource in self.mounted:
-            route = served[resource.name]
-            app_config.route_handlers.append(
-                list_handler(resource, self.path_prefix, self.shared_schemas, route=route, errors=errors)
-            )
-            app_config.route_handlers.append(head_handler(resource, self.path_prefix, route=route))
+        state = ListingState.of(app_config.state)
+        if state is None:
+            state = ListingState(SharedSchemas(), ErrorShapes.detect(app_config.plugins))
+            app_config.state[STATE_KEY] = state
         for resource in self.resources:
             resource.build()
             resource.backend.prepare()
             encoders = getattr(resource.backend, "type_encoders", None)
             if encoders:
                 app_config.type_encoders = {**encoders, **(app_config.type_encoders or {})}
-        check_paths(self.resources, self.policies)  # row policies (issue 15): no unguarded path
+        policies = RowPolicies(self.policies)
+        check_paths(self.resources, policies)  # no relation path reaches a scoped model without a policy
+        admission = (
+            None if self.max_concurrent_lists is None else Admission(self.max_concurrent_lists, self.queue_timeout)
+        )
+        bindings = {resource: state.bind(Binding(resource, policies, admission, state)) for resource in self.resources}
+        for resource in self.mounted:
+            route = served[resource.name]
+            app_config.route_handlers.append(list_handler(bindings[resource], route))
+            app_config.route_handlers.append(head_handler(route))
         if app_config.openapi_config is not None:
-            app_config.openapi_config = with_shared_schemas(app_config.openapi_config, self.shared_schemas)
+            app_config.openapi_config = with_shared_schemas(app_config.openapi_config, state.shared_schemas)
         return app_config
 
     def receive_route(self, route: BaseRoute) -> None:
-        """Check and document the application's own handlers that list a resource (issue 16).
+        """Check and document the application's own handlers that list a resource.
 
         A handler using ``provide_page`` or ``provide_query`` with the default ``operation_class``
-        gets ``listing_operation`` of its resource (of one resource only: with several, the handler
-        chooses).
+        gets its resource's operation in this application (``Binding.operation_class``; of one
+        resource only: with several, the handler chooses), and so does one declaring
+        ``listing_operation(resource)``.
 
         Raises:
-            ConfigurationError: The handler lists a resource that no ``ListingPlugin`` was given.
+            ConfigurationError: The handler lists a resource that the application's ``ListingPlugin``s
+                were not given.
         """
         if not isinstance(route, HTTPRoute):
             return
         for handler in route.route_handlers:
             served = served_resources(handler)
-            for resource in served:
-                if resource.plugin is None:
-                    raise unregistered(resource, f"the route {handler} ({route.path})")
-            if len(served) == 1 and handler.operation_class is Operation:
-                handler.operation_class = listing_operation(served[0])
-
-    def operation_class(self, resource: Resource) -> type[Operation]:
-        """The ``Operation`` class documenting ``resource``'s list action, its schemas shared through this plugin.
-
-        Built once per resource, when the OpenAPI document first asks (``routes.listing_operation``).
-        """
-        operation = self._operations.get(resource.name)
-        if operation is None:
-            operation = self._operations[resource.name] = list_operation_class(
-                resource, self.shared_schemas, errors=self._errors
-            )
-        return operation
+            if served:
+                _document(handler, served, route.path)
 
 
-def _check_shared_resources(plugins: Sequence[ListingPlugin]) -> None:
-    """Refuse one ``Resource`` object served by two plugins of an application when either has row policies or admission.
-
-    A resource is bound to one plugin (``resource.bind``), whose row policies and admission its lists
-    use; a resource several plugins (API versions) serve without either is fine.
+def _document(handler: HTTPRouteHandler, served: Sequence[Resource], path: str) -> None:
+    """Check that ``handler``'s application serves ``served``, and give it its resource's operation.
 
     Raises:
-        ConfigurationError: Naming the resource and the fix (one ``Resource`` per plugin).
+        ConfigurationError: A resource of ``served`` has no binding in the handler's application.
     """
-    seen: dict[int, ListingPlugin] = {}
-    for plugin in plugins:
-        for resource in plugin.resources:
-            other = seen.setdefault(id(resource), plugin)
-            if other is plugin:
-                continue
-            if any(each.admission is not None or each.policies for each in (other, plugin)):
-                msg = (
-                    f"resource {resource.name!r} is served by two ListingPlugins, one with row policies or "
-                    "max_concurrent_lists, which apply to the resource's lists: give each plugin its own Resource "
-                    "(dataclasses.replace(resource) copies one)"
-                )
-                raise ConfigurationError(msg)
+    app = handler.ownership_layers[0]
+    state = ListingState.of(app.state) if isinstance(app, Litestar) else None
+    bindings: list[Binding] = []
+    for resource in served:
+        binding = None if state is None else state.bindings.get(resource)
+        if binding is None:
+            raise unregistered(resource, f"the route {handler} ({path})")
+        bindings.append(binding)
+    operation = handler.operation_class
+    placeholder = is_listing_placeholder(operation)
+    if placeholder is not None:
+        handler.operation_class = next(each for each in bindings if each.resource is placeholder).operation_class()
+    elif len(bindings) == 1 and operation is Operation:
+        handler.operation_class = bindings[0].operation_class()

@@ -51,22 +51,46 @@ class RowPolicy:
             only ``null`` applies.
         null: Own fields that are NULL on every row anyone may reach, whatever the rule says, even
             for an administrator: soft delete (``("deleted_at",)``, spec §4.4.11).
+        through: To-one relations of the model (a name, or several) whose related row must be
+            visible for the row to be: the model inherits the policy of the related model, which
+            must have a ``RowPolicy`` of its own (and may inherit in turn), ANDed with ``rule`` and
+            ``null``. ``RowPolicy(Invoice, through="customer")``: an invoice is visible when its
+            customer is, so a missing or hidden customer hides it; when the request may see every
+            customer (an administrator), nothing is inherited (docs: scoping, "Policies that
+            follow relations").
     """
 
     model: type[Any] | str
     rule: ScopeRule | None = None
     null: tuple[str, ...] = field(default=())
+    through: str | tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if isinstance(self.through, str):
+            object.__setattr__(self, "through", (self.through,))
 
     @property
     def entity(self) -> str:
         """The model's name in the ``ModelGraph``."""
         return self.model if isinstance(self.model, str) else self.model.__name__
 
+    @property
+    def relations(self) -> tuple[str, ...]:
+        """The relations of ``through``, as a tuple."""
+        return (self.through,) if isinstance(self.through, str) else tuple(self.through)
+
 
 def policy_of(
-    entity: EntityInfo, values: Mapping[str, object], *, null: Sequence[str] = (), visible: bool = True
+    entity: EntityInfo,
+    values: Mapping[str, object],
+    *,
+    null: Sequence[str] = (),
+    visible: bool = True,
+    through: tuple[str, ...] = (),
 ) -> Policy:
     """The ``Policy`` of ``entity`` that admits the rows whose own fields equal ``values`` and whose ``null`` are NULL.
+
+    ``through``: relations whose related rows must be visible too (``Policy.through``).
 
     A list, tuple or set value means membership; None matches no row (DESIGN.md, "NULL"), as for
     forced filters (``core.parsing.forced_filter``).
@@ -90,7 +114,7 @@ def policy_of(
             if is_null
             else equality_filter(path, value, key=name)
         )
-    return Policy(entity.name, tuple(filters), visible=visible)
+    return Policy(entity.name, tuple(filters), visible=visible, through=through)
 
 
 _NULL = object()
@@ -124,11 +148,13 @@ class RowPolicies:
         return bool(self.by_entity)
 
     def check(self, graphs: Sequence[ModelGraph]) -> None:
-        """Check at start-up that every policy names a model some resource reaches, and its own fields.
+        """Check at start-up that every policy names a model some resource reaches, its own fields and relations.
 
         Raises:
-            ConfigurationError: A policy's model is reached by no resource (a misspelt name), or its
-                rule names a field the model does not have.
+            ConfigurationError: A policy's model is reached by no resource (a misspelt name), its rule
+                names a field the model does not have, or its ``through`` names no to-one relation of
+                the model, a relation to a model without a ``RowPolicy``, or closes a circle of
+                policies that follow each other.
         """
         entities = {name: entity for graph in graphs for name, entity in graph.entities.items()}
         for name, policy in self.by_entity.items():
@@ -141,33 +167,80 @@ class RowPolicies:
                 raise ConfigurationError(msg)
             policy_of(entity, dict.fromkeys(() if policy.rule is None else policy.rule.fields), null=policy.null)
             self.entities[name] = entity
+        for name, policy in self.by_entity.items():
+            for step in policy.relations:
+                self._check_through(self.entities[name], step)
+        for name in self.by_entity:
+            self._check_circle(name, ())
+
+    def _check_through(self, entity: EntityInfo, step: str) -> None:
+        relation = entity.relations.get(step)
+        if relation is None or relation.to_many:
+            to_one = sorted(name for name, each in entity.relations.items() if not each.to_many)
+            hint = closest(step, to_one)
+            msg = f"row policy of {entity.name}: through={step!r} is no to-one relation of {entity.name}" + (
+                f" (did you mean {hint})" if hint else f"; its to-one relations are {to_one}"
+            )
+            raise ConfigurationError(msg)
+        if relation.target not in self.by_entity:
+            msg = (
+                f"row policy of {entity.name}: through={step!r} reaches {relation.target}, which has no RowPolicy to "
+                f"inherit; give {relation.target} one"
+            )
+            raise ConfigurationError(msg)
+
+    def _check_circle(self, name: str, seen: tuple[str, ...]) -> None:
+        if name in seen:
+            msg = f"row policies follow each other in a circle: {' -> '.join((*seen, name))}"
+            raise ConfigurationError(msg)
+        entity = self.entities[name]
+        for step in self.by_entity[name].relations:
+            self._check_circle(entity.relations[step].target, (*seen, name))
 
     def resolve(self, graph: ModelGraph, connection: ASGIConnection[Any, Any, Any, Any] | None) -> tuple[Policy, ...]:
         """The policies of ``connection`` for the models of ``graph``, for ``ListQuery.policies``.
+
+        A policy that restricts nothing for this request (an administrator's) is left out, and so is
+        a ``through`` relation whose model's policy restricts nothing.
 
         Raises:
             NotAuthorizedException: The listed model's rule refuses the request (a 401).
             ConfigurationError: A policy applies but no connection was given: a list without its
                 request would be unrestricted.
         """
-        resolved: list[Policy] = []
-        for name, entity in graph.entities.items():
+        return self._resolve(graph.entities, graph.root, connection)
+
+    def _resolve(
+        self, entities: Mapping[str, EntityInfo], root: str, connection: ASGIConnection[Any, Any, Any, Any] | None
+    ) -> tuple[Policy, ...]:
+        resolved: dict[str, Policy | None] = {}
+
+        def resolve(name: str) -> Policy | None:
+            if name in resolved:
+                return resolved[name]
             policy = self.by_entity.get(name)
-            if policy is None:
-                continue
-            if connection is None:
-                msg = f"the model {name} has a row policy: list or parse with the request"
-                raise ConfigurationError(msg)
-            try:
-                values = {} if policy.rule is None else policy.rule.build(connection)
-            except NotAuthorizedException:
-                if name == graph.root:
-                    raise
-                resolved.append(Policy(name, visible=False))
-                continue
-            if values or policy.null:
-                resolved.append(policy_of(entity, values, null=policy.null))
-        return tuple(resolved)
+            result: Policy | None = None
+            if policy is not None:
+                if connection is None:
+                    msg = f"the model {name} has a row policy: list or parse with the request"
+                    raise ConfigurationError(msg)
+                entity = entities[name]
+                try:
+                    values = {} if policy.rule is None else policy.rule.build(connection)
+                except NotAuthorizedException:
+                    if name == root:
+                        raise
+                    result = Policy(name, visible=False)
+                else:
+                    through = tuple(step for step in policy.relations if resolve(entity.relations[step].target))
+                    if values or policy.null or through:
+                        result = policy_of(entity, values, null=policy.null, through=through)
+            resolved[name] = result
+            return result
+
+        for name in entities:
+            resolve(name)
+        return tuple(policy for policy in resolved.values() if policy is not None)
 
     def for_request(self, connection: ASGIConnection[Any, Any, Any, Any]) -> dict[str, Policy]:
         """Every policy of the application resolved for ``connection``, by model name.
@@ -178,15 +251,7 @@ class RowPolicies:
         A model without an entry is not restricted for this request. A rule that refuses the
         request gives a policy that admits no row.
         """
-        resolved: dict[str, Policy] = {}
-        for name, entity in self.entities.items():
-            graph = ModelGraph(name, {name: entity})
-            try:
-                policies = self.resolve(graph, connection)
-            except NotAuthorizedException:
-                policies = (Policy(name, visible=False),)
-            resolved.update((policy.entity, policy) for policy in policies)
-        return resolved
+        return {policy.entity: policy for policy in self._resolve(self.entities, "", connection)}
 
     def apply(
         self, query: ListQuery, graph: ModelGraph, connection: ASGIConnection[Any, Any, Any, Any] | None
@@ -231,7 +296,9 @@ def check_paths(resources: Sequence[Resource], policies: RowPolicies) -> None:
     reached that some resource of the application scopes (``_scoped_models``) must have a
     ``RowPolicy``, unless the resource declares the path (or a relation prefix of it, or the
     computed alias) in ``Resource.public_paths``. A model reached through a backend without
-    ``Capabilities.row_policies`` may not have a policy at all: it would not be applied.
+    ``Capabilities.row_policies`` may not have a policy at all, nor one that follows a relation
+    (``RowPolicy.through``) through a backend without ``Capabilities.inherited_policies``: it would
+    not be applied.
 
     Raises:
         ConfigurationError: Naming the path, its kind, the resource, the model and the resource
@@ -248,6 +315,17 @@ def check_paths(resources: Sequence[Resource], policies: RowPolicies) -> None:
                 msg = (
                     f"resource {resource.name!r}: {type(resource.backend).__name__} does not apply row policies, "
                     f"and {', '.join(governed)} {'has' if len(governed) == 1 else 'have'} one"
+                )
+                raise ConfigurationError(msg)
+        if not resource.backend.capabilities.inherited_policies:
+            inheriting = sorted(
+                name for name in graph.entities if name in policies.by_entity and policies.by_entity[name].relations
+            )
+            if inheriting:
+                msg = (
+                    f"resource {resource.name!r}: {type(resource.backend).__name__} does not apply row policies that "
+                    f"follow a relation (RowPolicy(through=...)), and {', '.join(inheriting)} "
+                    f"{'has' if len(inheriting) == 1 else 'have'} one"
                 )
                 raise ConfigurationError(msg)
         for kind, path in _client_paths(resource):
@@ -290,15 +368,12 @@ def _check_computed(resource: Resource, scoped: Mapping[str, str], policies: Row
             _check_reach(resource, f"the computed value {name!r}", model, scoped, policies)
 
 
-def check_load(resource: Resource, load: Sequence[str]) -> None:
-    """The start-up check for the ``load`` of one call (``Resource.list(load=...)``).
+def check_load(resource: Resource, policies: RowPolicies, load: Sequence[str]) -> None:
+    """The start-up check for the ``load`` of one call (``Resource.list(load=...)``) under an application's policies.
 
     Raises:
         ConfigurationError: As ``check_paths``, for a load path of this call.
     """
-    policies = resource.row_policies
-    if policies is None:
-        return
     for path in load:
         _check_path(resource, "load", path, policies.scoped, policies)
 
@@ -313,7 +388,7 @@ def request_policies(context: EnrichContext) -> dict[str, Policy]:
     Returns:
         Empty when the resource is not served by a ``ListingPlugin`` with policies, or has no request.
     """
-    policies = context.resource.row_policies
+    policies = context.policies
     if not policies or context.request is None:
         return {}
     return policies.for_request(context.request)

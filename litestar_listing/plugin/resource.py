@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -10,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl
 
 import msgspec
+from litestar import Litestar
 from litestar.connection import ASGIConnection
 
 from litestar_listing.backends.base import ListingBackend, TotalMode, offered_operators
@@ -19,24 +19,25 @@ from litestar_listing.core.parsing import Limits, QueryParser, QueryString, forc
 from litestar_listing.core.query import Combine, Filter, ListQuery
 from litestar_listing.core.schema import ALL_FIELDS, FieldMap
 from litestar_listing.plugin.action import Enrich, EnrichContext, list_action, raw_query
+from litestar_listing.plugin.binding import binding_of
 from litestar_listing.plugin.prepared import Prepared, prepare
 from litestar_listing.plugin.scoping import ScopeRule
 
 if TYPE_CHECKING:
-    from litestar_listing.plugin.admission import Admission
-    from litestar_listing.plugin.plugin import ListingPlugin
-    from litestar_listing.plugin.policies import RowPolicies
+    from litestar_listing.plugin.binding import Binding
 
-__all__ = ("EnrichContext", "Resource", "bind", "query_items")
+__all__ = ("EnrichContext", "Resource", "query_items")
 
 
 @dataclass(frozen=True, eq=False)
 class Resource:
     """A collection listed at ``{path_prefix}/<name>/`` (spec §4.1): a frozen declaration.
 
-    What the declaration gives at start-up (field map, parser, envelope type, every check) is
-    ``prepared`` (``plugin.prepared``); the list action is ``plugin.action``; the ``ListingPlugin``
-    the resource is given to (``bind``) supplies admission and row policies. Two resources are equal
+    What the declaration alone gives (field map, parser, envelope type, every check) is ``prepared``
+    (``plugin.prepared``), the same in every application. What an application derives from it (its
+    row policies, admission and OpenAPI operation) is the resource's ``Binding`` in that application
+    (``plugin.binding``), made by the application's ``ListingPlugin``: one resource may serve several
+    applications, each with its own. The list action is ``plugin.action``. Two resources are equal
     only when they are the same object; ``dataclasses.replace`` copies one.
 
     Attributes:
@@ -155,23 +156,6 @@ class Resource:
         """The operators this resource's filters offer: exactly those its backend declares (spec §4.4.7)."""
         return offered_operators(self.backend)
 
-    @property
-    def plugin(self) -> ListingPlugin | None:
-        """The ``ListingPlugin`` the resource was given to (mounted or not), or None."""
-        return _BOUND.get(self)
-
-    @property
-    def admission(self) -> Admission | None:
-        """Where lists wait for their turn: the plugin's ``max_concurrent_lists``, or None."""
-        plugin = self.plugin
-        return None if plugin is None else plugin.admission
-
-    @property
-    def row_policies(self) -> RowPolicies | None:
-        """The row policies each request's query carries (the plugin's ``policies``), or None."""
-        plugin = self.plugin
-        return None if plugin is None else plugin.policies
-
     def forced_filters(self, connection: ASGIConnection[Any, Any, Any, Any] | None) -> list[Filter]:
         """The forced filters of ``connection``: each of ``scopes`` built for this request.
 
@@ -198,27 +182,37 @@ class Resource:
         self,
         params: Sequence[tuple[str, str]] | QueryString,
         connection: ASGIConnection[Any, Any, Any, Any] | None = None,
+        *,
+        app: Litestar | None = None,
     ) -> ListQuery:
         """Parse query parameters into a ``ListQuery`` with the forced filters and row policies of ``connection``.
 
-        ``params`` are pairs, or the ``QueryString`` read from a request within ``limits``.
+        ``params`` are pairs, or the ``QueryString`` read from a request within ``limits``. The row
+        policies are those of the application serving the resource (``binding``).
 
         Raises:
             InvalidQueryError: Every bad parameter at once (the plugin answers 400).
-            ConfigurationError: The resource has forced filters and ``connection`` is None.
+            ConfigurationError: Neither ``connection`` nor ``app`` names an application whose
+                ``ListingPlugin`` serves the resource, or the resource has forced filters (or reaches a
+                model with a row policy) and ``connection`` is None.
         """
-        query = self.parser.parse(params, self.forced_filters(connection))
-        # Row policies (issue 15): every model the query may reach, restricted for this request.
-        policies = self.row_policies
-        if policies:
-            query = policies.apply(query, self.field_map.graph, connection)
-        return query
+        return self.binding(connection, app).parse(params, connection)
+
+    def binding(self, connection: ASGIConnection[Any, Any, Any, Any] | None, app: Litestar | None = None) -> Binding:
+        """The resource as ``app`` serves it, else as the application of ``connection`` does (``plugin.binding``).
+
+        Raises:
+            ConfigurationError: Neither names an application, or its ``ListingPlugin``s were not given
+                the resource; the message says how to give it.
+        """
+        return binding_of(self, connection, app)
 
     async def list(
         self,
         connection: ASGIConnection[Any, Any, Any, Any] | None,
         params: Sequence[tuple[str, str]] | None = None,
         *,
+        app: Litestar | None = None,
         load: Sequence[str] | None = None,
         session: Any = None,
         primary: bool | None = None,
@@ -228,6 +222,8 @@ class Resource:
         Args:
             connection: The request (query parameters and forced filters are read from it).
             params: Query parameters to use instead of the request's.
+            app: The application whose ``ListingPlugin`` serves the resource, for a list without a
+                request (a background job); None: the request's.
             load: Relations to eager-load for this call, instead of ``self.load`` (spec §4.5).
             session: A session or connection for the backend instead of the request's.
             primary: Read from the primary (True) or let the backend pick a replica (False) for this
@@ -240,9 +236,11 @@ class Resource:
             InvalidQueryError: Bad query parameters; the plugin answers 400, one ``extra`` entry each.
             UnavailableError: The store did not answer within ``timeout``, or is unreachable, or no
                 list could be admitted in time; the plugin answers 503 with ``Retry-After``.
-            ConfigurationError: The resource has forced filters and ``connection`` is None.
+            ConfigurationError: No application serving the resource is known (``binding``), or the
+                resource has forced filters and ``connection`` is None.
         """
-        envelope, _headers = await list_action(self, connection, params, load=load, session=session, primary=primary)
+        binding = self.binding(connection, app)
+        envelope, _ = await list_action(binding, connection, params, load=load, session=session, primary=primary)
         return envelope
 
     async def list_with_headers(
@@ -250,6 +248,7 @@ class Resource:
         connection: ASGIConnection[Any, Any, Any, Any] | None,
         params: Sequence[tuple[str, str]] | None = None,
         *,
+        app: Litestar | None = None,
         load: Sequence[str] | None = None,
         session: Any = None,
         primary: bool | None = None,
@@ -263,20 +262,8 @@ class Resource:
         Raises:
             InvalidQueryError, UnavailableError, ConfigurationError: As ``list``.
         """
-        return await list_action(self, connection, params, load=load, session=session, primary=primary)
-
-
-_BOUND: weakref.WeakKeyDictionary[Resource, ListingPlugin] = weakref.WeakKeyDictionary()
-"""Which ``ListingPlugin`` each resource was given to."""
-
-
-def bind(resource: Resource, plugin: ListingPlugin) -> None:
-    """Record that ``plugin`` serves ``resource``: its admission and row policies apply to its lists.
-
-    A resource given to several plugins (API versions) is bound to the last; ``ListingPlugin``
-    refuses that when either has admission or row policies.
-    """
-    _BOUND[resource] = plugin
+        binding = self.binding(connection, app)
+        return await list_action(binding, connection, params, load=load, session=session, primary=primary)
 
 
 def query_items(connection: ASGIConnection[Any, Any, Any, Any]) -> list[tuple[str, str]]:

@@ -5,8 +5,8 @@ No ``from __future__ import annotations`` here: Litestar reads these annotations
 
 import copy
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import Any
 
 import msgspec
 from litestar import Litestar, Request, Response
@@ -18,21 +18,20 @@ from litestar.openapi.spec import Operation
 from litestar_listing.core.errors import ConfigurationError
 from litestar_listing.core.parsing import QueryString
 from litestar_listing.core.query import ListQuery
+from litestar_listing.plugin.action import list_action
+from litestar_listing.plugin.binding import binding_of
 from litestar_listing.plugin.envelope import Pagination
 from litestar_listing.plugin.resource import Resource
-
-if TYPE_CHECKING:
-    from litestar_listing.plugin.plugin import ListingPlugin
 
 __all__ = (
     "ListResult",
     "ListingProvide",
     "ListingRouteHandler",
+    "is_listing_placeholder",
     "listing_operation",
     "listing_route",
     "provide_page",
     "provide_query",
-    "unregistered",
 )
 
 
@@ -60,29 +59,6 @@ class ListResult:
         return Response(self.envelope, headers=dict(self.headers))
 
 
-def unregistered(resource: Resource, used_by: str) -> ConfigurationError:
-    """The error of a resource served from ``used_by`` but given to no ``ListingPlugin`` (issue 16).
-
-    Returns:
-        A ``ConfigurationError`` whose message says how to register the resource.
-    """
-    name = resource.name
-    msg = (
-        f"resource {name!r} is listed by {used_by} but was given to no ListingPlugin, so its backend was never "
-        "prepared (on SQLite, search and the case-insensitive operators need the functions it registers) nor "
-        "checked when the application started. Give it to the application's ListingPlugin: "
-        f"ListingPlugin([...], unmounted=[{name}]) for a resource served only by your own handlers, or "
-        f"ListingPlugin([..., {name}]) to also mount its own list route."
-    )
-    return ConfigurationError(msg)
-
-
-def _registered_plugin(resource: Resource, used_by: str) -> "ListingPlugin":
-    if resource.plugin is None:
-        raise unregistered(resource, used_by)
-    return resource.plugin
-
-
 def listing_operation(resource: Resource) -> type[Operation]:
     """An ``Operation`` class documenting ``resource``'s list action, for a route decorator's ``operation_class``.
 
@@ -102,31 +78,33 @@ def listing_operation(resource: Resource) -> type[Operation]:
         resource: A resource given to the application's ``ListingPlugin`` (mounted or ``unmounted``).
 
     Returns:
-        An ``Operation`` subclass; the parameters are computed when the OpenAPI document is built,
-        their schemas shared with the plugin's other operations (``components/schemas``).
+        A placeholder ``Operation`` subclass, which the ``ListingPlugin`` replaces, when the handler is
+        registered, by the resource's operation in that application (``Binding.operation_class``: the
+        parameters computed when the OpenAPI document is built, their schemas shared with the
+        application's other list operations in ``components/schemas``).
 
     Raises:
-        ConfigurationError: When the document is built, ``resource`` was given to no ``ListingPlugin``.
+        ConfigurationError: When the application is built, its ``ListingPlugin``s were not given
+            ``resource``; when the document is built, the handler was registered where no
+            ``ListingPlugin`` could replace the placeholder.
     """
 
     @dataclass
     class ListingOperation(Operation):
         def __post_init__(self) -> None:
-            plugin = _registered_plugin(resource, "an OpenAPI operation (listing_operation)")
-            documented = plugin.operation_class(resource)(
-                **{item.name: getattr(self, item.name) for item in fields(self)}
+            msg = (
+                f"listing_operation({resource.name!r}) documents a handler of an application without a "
+                f"ListingPlugin: give the application a ListingPlugin serving {resource.name!r}"
             )
-            self.parameters = documented.parameters
-            self.description = documented.description
-            self.responses = documented.responses
+            raise ConfigurationError(msg)
 
     ListingOperation.__name__ = ListingOperation.__qualname__ = f"{resource.name.title()}ListingOperation"
     ListingOperation.listing_resource = resource  # type: ignore[attr-defined]
     return ListingOperation
 
 
-def _operation_resource(operation_class: type[Operation]) -> Resource | None:
-    """The resource a ``listing_operation`` class documents; None for any other ``Operation``."""
+def is_listing_placeholder(operation_class: type[Operation]) -> Resource | None:
+    """The resource a ``listing_operation`` placeholder documents; None for any other ``Operation``."""
     resource = getattr(operation_class, "listing_resource", None)
     return resource if isinstance(resource, Resource) else None
 
@@ -177,7 +155,7 @@ class ListingRouteHandler(HTTPRouteHandler):
             ConfigurationError: It was not.
         """
         super().on_registration(app)
-        _registered_plugin(self.resource, f"the route {self}")
+        binding_of(self.resource, None, app, used_by=f"the route {self}")
 
 
 def listing_route(
@@ -222,7 +200,6 @@ def listing_route(
     envelope_type = resource.envelope
 
     async def list_items(request: Request[Any, Any, Any]) -> Any:
-        _registered_plugin(resource, f"the route of {list_items.__name__}")
         envelope, headers = await resource.list_with_headers(request, load=load)
         return Response(envelope, headers=headers) if headers else envelope
 
@@ -281,9 +258,9 @@ def provide_query(resource: Resource) -> ListingProvide:
     """
 
     async def provide_list_query(request: Request[Any, Any, Any]) -> ListQuery:
-        _registered_plugin(resource, "a provide_query dependency")
+        binding = binding_of(resource, request, used_by="a provide_query dependency")
         raw: bytes = request.scope.get("query_string", b"")
-        return resource.parse(QueryString.read(raw.decode("utf-8", "replace"), resource.limits), request)
+        return binding.parse(QueryString.read(raw.decode("utf-8", "replace"), resource.limits), request)
 
     return ListingProvide(resource, provide_list_query, validated=False)
 
@@ -313,8 +290,8 @@ def provide_page(resource: Resource, *, load: Sequence[str] | None = None) -> Li
     """
 
     async def provide_list_result(request: Request[Any, Any, Any]) -> ListResult:
-        _registered_plugin(resource, "a provide_page dependency")
-        envelope, headers = await resource.list_with_headers(request, load=load)
+        binding = binding_of(resource, request, used_by="a provide_page dependency")
+        envelope, headers = await list_action(binding, request, None, load=load, session=None, primary=None)
         items: list[dict[str, Any]] = envelope.data  # type: ignore[attr-defined]
         return ListResult(envelope=envelope, items=items, pagination=envelope.pagination, headers=headers)  # type: ignore[attr-defined]
 
@@ -330,7 +307,7 @@ def served_resources(handler: HTTPRouteHandler) -> list[Resource]:
     found: list[Resource] = []
     if isinstance(handler, ListingRouteHandler):
         found.append(handler.resource)
-    documented = _operation_resource(handler.operation_class)
+    documented = is_listing_placeholder(handler.operation_class)
     if documented is not None:
         found.append(documented)
     providers = handler.resolve_dependencies()

@@ -38,6 +38,8 @@ class Case:
         forced: Server-side equality filters, e.g. ``(("company_id", 1),)``.
         policies: Row policies by model name: own-field equalities (``(("company_id", 1),)``), or
             None for a policy that lets no row of the model through (an anonymous request).
+        through: Policies that follow relations, by model name: the to-one relations whose related
+            row must be visible (``Policy.through``), ANDed with the model's entry in ``policies``.
         needs: Backend capabilities the case needs: ``relation_paths``, ``to_many_paths``,
             ``computed_order``, and ``op:<name>`` for every operator its filters compile to
             (derived from ``query`` and ``forced`` when ``CASES`` is built).
@@ -51,6 +53,7 @@ class Case:
     resource: str = "things"
     forced: tuple[tuple[str, object], ...] = ()
     policies: tuple[tuple[str, tuple[tuple[str, object], ...] | None], ...] = ()
+    through: tuple[tuple[str, tuple[str, ...]], ...] = ()
     needs: frozenset[str] = frozenset()
 
 
@@ -109,6 +112,13 @@ POLICY = frozenset({"row_policies"})
 """Row policies (``Capabilities.row_policies``)."""
 POLICY_REL = POLICY | REL
 POLICY_MANY = POLICY | MANY
+INHERITED = POLICY | {"inherited_policies"}
+"""Row policies that follow relations (``Capabilities.inherited_policies``)."""
+# Inherited policies: a user is visible when its company is, a thing when its owner is (two levels).
+_ACME_COMPANY = (("Company", (("id", 1),)),)
+_USERS_BY_COMPANY = (("User", ("company",)),)
+_THINGS_BY_OWNER = (("Thing", ("owner",)), *_USERS_BY_COMPANY)
+_BY_OWNER_ACME = (1, 2, 3, 7, 8, 11, 16, 18, 21, 22, 23, 27, 28, 29)  # owners 1, 2, 3, 8: Acme's users
 _GLOBEX = (4, 5, 10, 11, 12, 15, 19, 22, 24, 27, 30)  # company_id = 2
 
 _UUID_7 = "a8098c1a-f86e-11da-bd1a-00112444be1e"
@@ -1214,6 +1224,39 @@ _TABLE: tuple[Case, ...] = (
     # Ascending: the 26 things without an Umbrella part by id descending, then the five with one.
     Case("policy:parts:computed-order-asc", "order_by=part_count,-id&count=3&page=9", (3, 2, 21), 31,
          policies=_UMBRELLA_PARTS, needs=POLICY | COMPUTED),
+    # ---------------------------------------------------------------- row policies that follow relations
+    # Company 1 (Acme) visible; a user visible when its company is; a thing when its owner is. Things
+    # without an owner, or whose owner is Frank (no company) or another company's, are hidden.
+    Case("policy:through:listed", "order_by=id&count=50", _BY_OWNER_ACME, 14, policies=_ACME_COMPANY,
+         through=_THINGS_BY_OWNER, needs=INHERITED | REL),
+    Case("policy:through:listed-other-tenant", "order_by=id&count=50", (4, 5, 12, 15, 24), 5,
+         policies=(("Company", (("id", 2),)),), through=_THINGS_BY_OWNER, needs=INHERITED | REL),
+    # ANDed with the model's own rule: Acme's things whose owner is an Acme user.
+    Case("policy:through:and-own-rule", "order_by=id&count=50", (1, 2, 3, 7, 8, 18, 21, 28, 29), 9,
+         policies=(*_ACME_COMPANY, ("Thing", (("company_id", 1),))), through=_THINGS_BY_OWNER,
+         needs=INHERITED | REL),
+    Case("policy:through:total-page-2", "order_by=id&count=5&page=2", (11, 16, 18, 21, 22), 14,
+         policies=_ACME_COMPANY, through=_THINGS_BY_OWNER, needs=INHERITED | REL),
+    # Paths reach users through the inherited policy: hidden reviewers read as missing ones.
+    Case("policy:through:to-one-isnull", "reviewer__id__isnull=false&order_by=id",
+         (1, 3, 9, 12, 13, 16, 21, 24, 25, 27), 10, policies=_ACME_COMPANY, through=_USERS_BY_COMPANY,
+         needs=INHERITED | REL),
+    Case("policy:through:nested-to-one", "owner__manager__name=Alice&order_by=id", (2, 8, 11, 21, 22, 27, 29), 7,
+         policies=_ACME_COMPANY, through=_USERS_BY_COMPANY, needs=INHERITED | REL),
+    Case("policy:through:nested-to-one-other-tenant", "owner__manager__name=Alice", (), 0,
+         policies=(("Company", (("id", 2),)),), through=_USERS_BY_COMPANY, needs=INHERITED | REL),
+    Case("policy:through:search", "search=frank", (), 0, policies=_ACME_COMPANY, through=_USERS_BY_COMPANY,
+         needs=INHERITED | MANY),
+    # Order: a user hidden through its company sorts as NULL (last): Acme owners by name, then the rest by id.
+    Case("policy:through:order-to-one", "order_by=owner__name,id&count=50",
+         (1, 7, 16, 28, 2, 8, 22, 29, 3, 18, 23, 11, 21, 27, 4, 5, 6, 9, 10, 12, 13, 14, 15, 17, 19, 20, 24, 25,
+          26, 30, 31), 31, policies=_ACME_COMPANY, through=_USERS_BY_COMPANY, needs=INHERITED | REL),
+    # A part visible when its supplier is (Umbrella: parts 1, 4, 9, 13, 17): to-many paths and the
+    # computed part_count see only those.
+    Case("policy:through:to-many", "parts__name=bolt", (1,), 1, policies=(("Company", (("id", 4),)),),
+         through=(("Part", ("supplier",)),), needs=INHERITED | MANY),
+    Case("policy:through:computed-order", "order_by=-part_count,id&count=6", (1, 4, 9, 16, 21, 2), 31,
+         policies=(("Company", (("id", 4),)),), through=(("Part", ("supplier",)),), needs=INHERITED | COMPUTED),
     Case("forced:default-order", "count=5", (28, 25, 21, 13, 14), 14, forced=(("company_id", 1),)),
     Case(
         "forced:same-name-dropped",

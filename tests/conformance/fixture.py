@@ -234,14 +234,18 @@ def role_row(role_id: int | None) -> dict[str, Any] | None:
 
 
 def _user(user_id: int | None, depth: int) -> dict[str, Any] | None:
-    """A user row with its relations nested while ``depth`` (relations crossed so far) is below 3."""
+    """A user row with its company and role, and its manager while ``depth`` (relations crossed so far) is below 3.
+
+    The company is there at every depth: a row policy that follows it (a user visible when its
+    company is) reads it wherever a user is reached.
+    """
     for row in USERS:
         if row[0] != user_id:
             continue
         user: dict[str, Any] = dict(zip(_USER_COLUMNS, row, strict=True))
+        user["company"] = company_row(user["company_id"])
+        user["role"] = role_row(user["role_id"])
         if depth < 3:
-            user["company"] = company_row(user["company_id"])
-            user["role"] = role_row(user["role_id"])
             user["manager"] = _user(user["manager_id"], depth + 1)
         return user
     return None

@@ -14,6 +14,7 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from litestar import Litestar
 from piccolo.columns import Integer
 from piccolo.engine.base import Engine
 from piccolo.engine.postgres import PostgresEngine
@@ -30,6 +31,7 @@ from litestar_listing.backends.beanie import BeanieBackend
 from litestar_listing.backends.piccolo import PiccoloBackend
 from litestar_listing.backends.sqlalchemy import SQLAlchemyBackend, model_graph, prepare_engine
 from litestar_listing.core.schema import FieldInfo, ValueType
+from tests.apps import serving
 from tests.conformance import beanie_documents, piccolo_tables
 from tests.conformance.fixture import DELETED_IDS, memory_rows, table_rows
 from tests.conformance.models import ConformanceBase, Part, Thing
@@ -118,6 +120,11 @@ class Target:
     def capabilities(self) -> frozenset[str]:
         return capability_names(self.resources["things"].backend.capabilities)
 
+    @functools.cached_property
+    def app(self) -> Litestar:
+        """An application serving the target's resources, for lists without HTTP (``Resource.list(app=...)``)."""
+        return serving(*self.resources.values())
+
     @asynccontextmanager
     async def context(self) -> AsyncIterator[ListContext]:
         if self.sessions is None:
@@ -203,7 +210,7 @@ async def sqlalchemy_target(database: str, name: str = "litestar_listing_conform
             await replica.dispose()
 
 
-def piccolo_backend(name: str, replicas: Sequence[str] = ()) -> ListingBackend:
+def piccolo_backend(name: str, engine: Engine[Any] | None = None, replicas: Sequence[str] = ()) -> ListingBackend:
     thing = piccolo_tables.Thing
     part_count = Computed(
         lambda allowed: QueryString(
@@ -215,6 +222,7 @@ def piccolo_backend(name: str, replicas: Sequence[str] = ()) -> ListingBackend:
     )
     return PiccoloBackend(
         thing,
+        engine=engine,
         where=thing.deleted_at.is_null() if name == "things_live" else None,
         computed={"part_count": (part_count, Integer())},
         reverse={"parts": piccolo_tables.Part.thing},
@@ -268,7 +276,7 @@ async def piccolo_target(database: str, name: str = "litestar_listing_conformanc
     for one in engines:
         await one.start_connection_pool()
     try:
-        make = functools.partial(piccolo_backend, replicas=("standby",) if standby else ())
+        make = functools.partial(piccolo_backend, engine=engine, replicas=("standby",) if standby else ())
         resources = things_resources(make)
         yield Target(f"piccolo:{database}", resources, engine=engine, postgres_url=postgres, standby_url=standby)
     finally:

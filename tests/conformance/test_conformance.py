@@ -34,10 +34,15 @@ def test_case_ids_are_unique() -> None:
 
 
 def with_policies(query: ListQuery, graph: ModelGraph, case: Case) -> ListQuery:
-    """``query`` carrying the row policies of ``case``."""
+    """``query`` carrying the row policies of ``case`` (those that follow relations included)."""
+    through = dict(case.through)
+    values_of = dict(case.policies)
+    values_of.update((name, ()) for name in through if name not in values_of)
     policies = tuple(
-        Policy(name, visible=False) if values is None else policy_of(graph.entities[name], dict(values))
-        for name, values in case.policies
+        Policy(name, visible=False)
+        if values is None
+        else policy_of(graph.entities[name], dict(values), through=through.get(name, ()))
+        for name, values in values_of.items()
     )
     return dataclasses.replace(query, policies=policies)
 

@@ -13,6 +13,7 @@ import asyncpg
 import pytest
 
 from litestar_listing.core.text import fold_case
+from tests.apps import serving
 from tests.conformance.fixture import memory_rows
 from tests.conformance.targets import Target
 from tests.conformance.test_conformance import target
@@ -42,7 +43,9 @@ async def planner_estimate(url: str) -> int:
 async def list_things(target: Target, **options: object) -> tuple[int, dict[str, str]]:
     resource = dataclasses.replace(target.resources["things"], **options)  # type: ignore[arg-type]
     async with target.context() as context:
-        envelope, headers = await resource.list_with_headers(None, QUERY, session=context.session)
+        envelope, headers = await resource.list_with_headers(
+            None, QUERY, app=serving(resource), session=context.session
+        )
     assert len(envelope.data) == 2  # type: ignore[attr-defined]
     return envelope.pagination.total, headers  # type: ignore[attr-defined]
 

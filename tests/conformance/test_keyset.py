@@ -15,6 +15,7 @@ import pytest
 from litestar_listing.core.cursor import CURSOR_PARAMETER
 from litestar_listing.core.parsing import forced_filter
 from litestar_listing.core.query import Window
+from tests.apps import serving
 from tests.conformance.cases import CASES, Case
 from tests.conformance.targets import Target
 from tests.conformance.test_conformance import target, with_policies
@@ -52,6 +53,7 @@ async def test_cursor_walk_matches_the_hand_counted_order(target: Target, case: 
     if missing:
         pytest.skip(f"{target.id} lacks {sorted(missing)}")
     resource = dataclasses.replace(target.resources[case.resource], keyset=True)
+    app = serving(resource)
     base = [
         (key, value) for key, value in parse_qsl(case.query, keep_blank_values=True) if key not in {"count", "page"}
     ]
@@ -62,7 +64,7 @@ async def test_cursor_walk_matches_the_hand_counted_order(target: Target, case: 
         pages = 0
         while True:
             async with target.context() as context:
-                envelope, headers = await resource.list_with_headers(None, params, session=context.session)
+                envelope, headers = await resource.list_with_headers(None, params, app=app, session=context.session)
             items = envelope.data  # type: ignore[attr-defined]
             pages += 1
             assert envelope.pagination.page == pages  # type: ignore[attr-defined]

@@ -438,6 +438,8 @@ def test_owner_scope_and_or_endpoints(clients: Clients) -> None:
 def test_scoped_resource_cannot_list_without_its_request() -> None:
     scoping = example("scoping")
     with pytest.raises(ConfigurationError, match="forced filters"):
+        scoping.tickets.parse([], None, app=scoping.app)
+    with pytest.raises(ConfigurationError, match="without a request or an application"):
         scoping.tickets.parse([], None)
 
 
@@ -541,7 +543,8 @@ def test_rate_limit_per_client_next_to_admission(clients: Clients) -> None:
     assert refused.status_code == 429
     assert refused.headers["RateLimit-Remaining"] == "0"
     assert client.get("/schema/openapi.json").status_code == 200  # excluded
-    admission = example("fairness").articles.admission
+    fairness = example("fairness")
+    admission = fairness.articles.binding(None, fairness.app).admission
     assert admission is not None
     assert admission.limit == 8
 

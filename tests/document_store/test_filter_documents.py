@@ -20,6 +20,7 @@ from litestar_listing.backends.beanie import BeanieBackend
 from litestar_listing.backends.beanie.compiler import PipelineCompiler
 from litestar_listing.core.errors import InvalidQueryError
 from litestar_listing.core.parsing import forced_filter
+from tests.apps import served
 
 OWNER = "5f0c1a2b3c4d5e6f7a8b9c0d"
 OTHER = "65a1b2c3d4e5f60718293a4b"
@@ -59,7 +60,7 @@ def match(query: str, target: Resource = RESOURCE, forced: tuple[tuple[str, obje
 
 def rejected(query: str, target: Resource = RESOURCE) -> list[tuple[str, str]]:
     with pytest.raises(InvalidQueryError) as raised:
-        target.parse(parse_qsl(query, keep_blank_values=True))
+        target.parse(parse_qsl(query, keep_blank_values=True), app=served(target))
     return [(item.key, item.message) for item in raised.value.errors]
 
 

@@ -17,15 +17,18 @@ from typing import TYPE_CHECKING, Any, cast
 
 from litestar.connection import ASGIConnection
 
+from litestar_listing.plugin.resource import query_items
 from tests.conformance.targets import Target
 from tests.conformance.targets import open_target as open_conformance_target
 
 if TYPE_CHECKING:
+    from litestar import Litestar
     from litestar.types import Scope
 
+    from litestar_listing import ListQuery, Resource
     from tests.matrix import TestTarget
 
-__all__ = ("HOSTILE_DATABASE", "Opened", "open_target", "opened_on_own_loop", "request")
+__all__ = ("HOSTILE_DATABASE", "Opened", "open_target", "opened_on_own_loop", "request", "scoped_query")
 
 HOSTILE_DATABASE = "litestar_listing_hostile"
 """The PostgreSQL (SQLAlchemy) and document-store database of these tests; Piccolo's gets ``_piccolo``."""
@@ -61,8 +64,8 @@ def opened_on_own_loop(target: TestTarget) -> Iterator[Opened]:
             loop.close()
 
 
-def request(query: str, user: object | None) -> ASGIConnection[Any, Any, Any, Any]:
-    """A GET request with ``query`` as its raw query string and ``user`` in ``scope["user"]``.
+def request(query: str, user: object | None, app: Litestar | None = None) -> ASGIConnection[Any, Any, Any, Any]:
+    """A GET request with ``query`` as its raw query string and ``user`` in ``scope["user"]``, served by ``app``.
 
     ``Resource.list(connection)`` reads both from the scope: the parameters through
     ``query_items`` and the forced filters through ``tenant_scope`` (which reads ``scope["user"]``,
@@ -77,4 +80,15 @@ def request(query: str, user: object | None) -> ASGIConnection[Any, Any, Any, An
     }
     if user is not None:
         scope["user"] = user
+    if app is not None:
+        scope["app"] = scope["litestar_app"] = app
     return ASGIConnection(cast("Scope", scope))
+
+
+def scoped_query(resource: Resource, connection: ASGIConnection[Any, Any, Any, Any]) -> ListQuery:
+    """The ``ListQuery`` ``resource`` parses from ``connection``, with its forced filters and no row policy.
+
+    What a binding parses (``Binding.parse``) before an application's row policies join; the tests
+    that give a query row policies set ``ListQuery.policies`` themselves.
+    """
+    return resource.parser.parse(query_items(connection), resource.forced_filters(connection))

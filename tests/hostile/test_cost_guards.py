@@ -30,6 +30,7 @@ from litestar_listing.backends.piccolo import prepare_engine as prepare_piccolo_
 from litestar_listing.backends.sqlalchemy import SQLAlchemyBackend, model_graph, prepare_engine
 from litestar_listing.demo.server import asgi_get
 from litestar_listing.plugin.exceptions import as_http
+from tests.apps import serving
 from tests.conformance import piccolo_tables
 from tests.conformance.fixture import memory_rows
 from tests.conformance.models import Thing
@@ -130,16 +131,17 @@ async def test_runaway_sqlalchemy_list_on_sqlite_is_a_bounded_503() -> None:
         "runaway", SQLAlchemyBackend(Thing, computed={"n": literal_column(_RUNAWAY, Integer)}), timeout=0.3
     )
     plain = Resource("plain", SQLAlchemyBackend(Thing), default_order=("id",))
+    app = serving(runaway, plain)
     try:
         async with sessions() as session:
             started = time.perf_counter()
             with pytest.raises(UnavailableError) as raised:
-                await runaway.list(None, [("count", "1")], session=session)
+                await runaway.list(None, [("count", "1")], app=app, session=session)
             assert time.perf_counter() - started < HANG
         assert as_http(raised.value).status_code == 503
         assert "took longer than 0.3 s" in str(raised.value)
         async with sessions() as session:
-            envelope: Any = await plain.list(None, [("count", "2")], session=session)
+            envelope: Any = await plain.list(None, [("count", "2")], app=app, session=session)
         assert [item["id"] for item in envelope.data] == [1, 2]
     finally:
         await engine.dispose()
@@ -157,12 +159,13 @@ async def test_runaway_piccolo_list_on_sqlite_is_a_bounded_503() -> None:
         timeout=0.3,
     )
     plain = Resource("plain", PiccoloBackend(table, engine=engine), default_order=("id",))
+    app = serving(runaway, plain)
     started = time.perf_counter()
     with pytest.raises(UnavailableError) as raised:
-        await runaway.list(None, [("count", "1")])
+        await runaway.list(None, [("count", "1")], app=app)
     assert time.perf_counter() - started < HANG
     assert as_http(raised.value).status_code == 503
-    envelope: Any = await plain.list(None, [("count", "2")])
+    envelope: Any = await plain.list(None, [("count", "2")], app=app)
     assert [item["id"] for item in envelope.data] == [1, 2]
 
 
@@ -191,7 +194,7 @@ async def test_mongodb_time_limit_and_connection_errors_are_503(
     monkeypatch.setattr(beanie_documents.Thing, "get_pymongo_collection", classmethod(lambda cls: Failing()))
     resource = Resource("things", backend, timeout=1.5)
     with pytest.raises(UnavailableError) as raised:
-        await resource.list(None, [])
+        await resource.list(None, [], app=serving(resource))
     assert as_http(raised.value).status_code == 503
     assert fragment in str(raised.value)
     assert 1000 < seen["maxTimeMS"] <= 1500  # MongoDB itself stops at the time left

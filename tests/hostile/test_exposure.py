@@ -65,6 +65,7 @@ from litestar_listing.demo.app import create_app
 from litestar_listing.demo.models import DemoBase
 from litestar_listing.plugin.exceptions import bad_request
 from litestar_listing.plugin.scoping import ScopeRule
+from tests.apps import served
 from tests.conformance.targets import BEANIE_OPTIONS, THINGS_OPTIONS, Target
 from tests.conftest import async_url, postgres_database_url
 from tests.hostile import HOSTILE_DATABASE, Opened, request
@@ -203,7 +204,7 @@ class Response:
 
 async def respond(target: Target, resource: Resource, query: str) -> Response:
     """``resource.list`` of an anonymous request (the resources here have no forced filter)."""
-    connection = request(query, None)
+    connection = request(query, None, served(resource))
     try:
         async with target.context() as context:
             envelope = await resource.list(connection, session=context.session)
@@ -445,7 +446,9 @@ def test_no_item_carries_a_private_value(opened: Opened) -> None:
 
     async def body() -> bytes:
         async with target.context() as context:
-            envelope = await resource.list(None, [("count", "100")], load=LOAD_ALL, session=context.session)
+            envelope = await resource.list(
+                None, [("count", "100")], app=target.app, load=LOAD_ALL, session=context.session
+            )
         return msgspec.json.encode(envelope)
 
     encoded = opened.loop.run_until_complete(body())

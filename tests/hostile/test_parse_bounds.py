@@ -29,6 +29,7 @@ from litestar_listing.core.errors import InvalidQueryError
 from litestar_listing.core.names import NameIndex
 from litestar_listing.core.parsing import Limits, QueryString
 from litestar_listing.plugin.exceptions import bad_request
+from tests.apps import served as app_serving
 from tests.conformance.targets import BEANIE_OPTIONS, THINGS_OPTIONS, memory_target
 from tests.hostile import Opened, request
 from tests.hostile.test_cost_guards import served
@@ -106,7 +107,8 @@ def ask(opened: Opened, query: str, resource: Resource | None = None) -> Answer:
     async def run() -> Answer:
         try:
             async with opened.target.context() as context:
-                envelope, headers = await listed.list_with_headers(request(query, None), session=context.session)
+                connection = request(query, None, app_serving(listed))
+                envelope, headers = await listed.list_with_headers(connection, session=context.session)
         except InvalidQueryError as invalid:
             error = bad_request(invalid)  # the 400 the plugin's exception handler answers
             extra = cast("list[dict[str, str]]", error.extra)
@@ -274,6 +276,8 @@ async def test_served_body_matches(query: str) -> None:
     """The size ``body_size`` computes is the size of the body a served app sends (on one backend: the memory one)."""
     status, body = await served(query)
     assert status == 400
+    things = memory_target().resources["things"]
+    app = app_serving(things)
     with pytest.raises(InvalidQueryError) as raised:
-        memory_target().resources["things"].parse(QueryString.read(query, LIMITS))
+        things.parse(QueryString.read(query, LIMITS), app=app)
     assert body_size(bad_request(raised.value)) == len(body) <= BODY_LIMIT

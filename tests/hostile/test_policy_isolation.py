@@ -39,12 +39,11 @@ from litestar_listing.core.errors import InvalidQueryError
 from litestar_listing.core.query import FilterSyntax, ListQuery, Policy
 from litestar_listing.core.schema import ModelGraph
 from litestar_listing.plugin.policies import policy_of
-from litestar_listing.plugin.resource import query_items
 from tests.conformance.fixture import memory_rows
 from tests.conformance.models import Thing
 from tests.conformance.targets import PART_COUNT, Target
 from tests.differential.strategies import Domain
-from tests.hostile import Opened, request
+from tests.hostile import Opened, request, scoped_query
 from tests.hostile.strategies import hostile_queries, profile, profile_name
 
 Row = Mapping[str, Any]
@@ -161,7 +160,7 @@ class Scene:
         self.queries += 1
         connection = request(query_string, None)
         try:
-            query = self.resource.parse(query_items(connection), connection)
+            query = scoped_query(self.resource, connection)
         except InvalidQueryError:
             self.rejected += 1
             return

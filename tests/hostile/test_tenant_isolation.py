@@ -61,12 +61,12 @@ from litestar.exceptions import NotAuthorizedException
 from litestar_listing import ListContext, Resource
 from litestar_listing.core.errors import InvalidQueryError
 from litestar_listing.core.query import FilterSyntax
-from litestar_listing.plugin.resource import query_items
 from litestar_listing.plugin.scoping import ScopeRule, tenant_scope
+from tests.apps import served
 from tests.conformance.fixture import DELETED_IDS, memory_rows
 from tests.conformance.targets import BEANIE_OPTIONS, THINGS_OPTIONS, Target, memory_target
 from tests.differential.strategies import Domain
-from tests.hostile import Opened, request
+from tests.hostile import Opened, request, scoped_query
 from tests.hostile.strategies import hostile_queries, profile, profile_name
 
 Row = Mapping[str, Any]
@@ -224,7 +224,7 @@ def rejected(error: InvalidQueryError) -> Answer:
 
 async def listed(target: Target, resource: Resource, query: str, user: User) -> Answer:
     """``resource.list`` for a request of ``user`` with the raw ``query``, in a session of ``target``."""
-    connection = request(query, user)
+    connection = request(query, user, served(resource))
     try:
         async with target.context() as context:
             envelope = await resource.list(connection, session=context.session)
@@ -243,7 +243,7 @@ async def parsed_by(resource: Resource, memory: Resource, query: str, user: User
     """The memory backend's answer to the ``ListQuery`` that ``resource`` parsed from the request."""
     connection = request(query, user)
     try:
-        parsed = resource.parse(query_items(connection), connection)
+        parsed = scoped_query(resource, connection)
     except InvalidQueryError as error:
         return rejected(error)
     page = await memory.backend.fetch(parsed, ListContext(request=connection))
@@ -293,7 +293,7 @@ class Scene:
     def client_filters(self, name: str, query: str, user: User) -> object:
         """The client's filters of the query ``name`` parses from ``user``'s request (forced ones aside)."""
         connection = request(query, user)
-        return self.resources[name].parse(query_items(connection), connection).filters
+        return scoped_query(self.resources[name], connection).filters
 
     async def check(self, name: str, query: str) -> None:
         """Run ``query`` on resource ``name`` for every user and check the properties of the module docstring."""
@@ -370,7 +370,7 @@ def test_a_request_without_user_is_refused(opened: Opened, spec: Scoped) -> None
     resource = scoped_resource(opened.target.resources[spec.source], spec)
     for query in ("", "company_id=1", "count=100"):
         with pytest.raises(NotAuthorizedException):
-            opened.loop.run_until_complete(resource.list(request(query, None)))
+            opened.loop.run_until_complete(resource.list(request(query, None, served(resource))))
 
 
 @pytest.mark.parametrize(

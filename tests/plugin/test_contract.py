@@ -109,7 +109,8 @@ def test_load_names_are_checked_at_start(load: tuple[str, ...], message: str) ->
 
 async def test_a_load_given_per_call_is_checked_too() -> None:
     resource = Resource("things", MemoryBackend(GRAPH, ROWS))
+    served = Litestar(plugins=[ListingPlugin([resource])])
     with pytest.raises(ConfigurationError, match=r"load 'tgas': Thing has no relation 'tgas'; did you mean 'tags'\?"):
-        await resource.list(None, [], load=("tgas",))
-    envelope: Any = await resource.list(None, [("id", "3")], load=("owner",))
+        await resource.list(None, [], app=served, load=("tgas",))
+    envelope: Any = await resource.list(None, [("id", "3")], app=served, load=("owner",))
     assert [(item["id"], item["owner"]["id"]) for item in envelope.data] == [(3, 2)]

@@ -60,9 +60,12 @@ def test_the_plugin_binds_without_writing_to_the_declaration() -> None:
     resource = things()
     before = dict(vars(resource))
     plugin = ListingPlugin([resource], max_concurrent_lists=2)
-    assert resource.plugin is plugin
-    assert resource.admission is plugin.admission is not None
-    assert resource.row_policies is plugin.policies
+    first, second = Litestar(plugins=[plugin]), Litestar(plugins=[plugin])
+    bindings = [resource.binding(None, app) for app in (first, second)]
+    assert bindings[0] is not bindings[1]  # each application derives its own
+    assert all(binding.admission is not None for binding in bindings)
+    assert bindings[0].admission is not bindings[1].admission
+    assert bindings[0].policies is not bindings[1].policies
     assert {key: value for key, value in vars(resource).items() if key in before} == before
 
 
@@ -75,17 +78,17 @@ def test_the_plugin_is_an_init_plugin_not_the_deprecated_protocol() -> None:
 # ---------------------------------------------------------------- the list action: the library's errors only
 async def test_a_bad_query_raises_the_library_error_with_every_key() -> None:
     resource = things()
-    ListingPlugin([resource])
+    served = Litestar(plugins=[ListingPlugin([resource])])
     with pytest.raises(InvalidQueryError) as raised:
-        await resource.list(None, [("small", "x"), ("nope", "1"), ("page", "0")])
+        await resource.list(None, [("small", "x"), ("nope", "1"), ("page", "0")], app=served)
     assert [error.key for error in raised.value.errors] == BAD_KEYS
 
 
 async def test_a_slow_store_raises_the_library_error() -> None:
     resource = slow()
-    ListingPlugin([resource])
+    served = Litestar(plugins=[ListingPlugin([resource])])
     with pytest.raises(UnavailableError, match=r"listing things took longer than 0\.05 s") as raised:
-        await resource.list(None, [])
+        await resource.list(None, [], app=served)
     assert raised.value.reason == "timeout"
 
 

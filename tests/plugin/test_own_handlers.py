@@ -33,7 +33,7 @@ def test_a_route_of_a_resource_given_to_no_plugin_stops_the_start() -> None:
     orphan = things("orphan")
     with pytest.raises(ConfigurationError, match=r"ListingPlugin\(\[\.\.\.\], unmounted=\[orphan\]\)"):
         Litestar(route_handlers=[listing_route(orphan, "/orphans")], plugins=[ListingPlugin([things()])])
-    with pytest.raises(ConfigurationError, match="was given to no ListingPlugin"):
+    with pytest.raises(ConfigurationError, match="the application's ListingPlugin was not given it"):
         Litestar(route_handlers=[listing_route(things("alone"), "/alone")])  # no plugin at all
 
 

@@ -216,12 +216,12 @@ def test_an_enrichment_reads_every_policy_of_the_request() -> None:
 
 def test_a_load_given_per_call_is_checked_like_the_declared_ones() -> None:
     resource = things()
-    app([resource, users()])
+    served = app([resource, users()])
     with pytest.raises(ConfigurationError, match=r"the load path 'owner' reaches User, whose rows resource 'users'"):
-        asyncio.run(resource.list(None, [], load=("owner",)))
+        asyncio.run(resource.list(None, [], app=served, load=("owner",)))
     public = things(public_paths=("owner",))
-    app([public, users()])
-    envelope = asyncio.run(public.list(None, [("id", "9")], load=("owner",)))
+    served = app([public, users()])
+    envelope = asyncio.run(public.list(None, [("id", "9")], app=served, load=("owner",)))
     assert [item["owner"]["name"] for item in envelope.data] == ["Frank"]  # type: ignore[attr-defined]
 
 

@@ -7,7 +7,7 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
-from litestar import Litestar, Router
+from litestar import Litestar
 from litestar.connection import ASGIConnection
 from litestar.exceptions import HTTPException, ValidationException
 from litestar.plugins.problem_details import ProblemDetailsConfig, ProblemDetailsException, ProblemDetailsPlugin
@@ -133,15 +133,6 @@ def test_a_resource_shared_by_plugins_with_policies_or_admission_is_refused() ->
     Litestar(
         plugins=[ListingPlugin([shared]), ListingPlugin([replace(shared)], path_prefix="/v2", max_concurrent_lists=2)]
     )
-
-
-def test_the_internal_handler_inside_a_router_keeps_its_defaults() -> None:
-    from litestar_listing.plugin.handlers import list_handler
-    from litestar_listing.plugin.openapi import SharedSchemas
-
-    router = Router("/api/v2", route_handlers=[list_handler(things(), "/", SharedSchemas())])
-    with TestClient(Litestar([router])) as client:
-        assert client.get("/api/v2/things/").status_code == 200
 
 
 # ---------------------------------------------------------------- error shapes

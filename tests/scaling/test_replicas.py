@@ -23,6 +23,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async
 from litestar_listing import ListContext, ListingBackend, Resource
 from litestar_listing.backends.piccolo import PiccoloBackend
 from litestar_listing.backends.sqlalchemy import SQLAlchemyBackend
+from tests.apps import serving
 from tests.conformance import piccolo_tables
 from tests.conformance.models import Thing
 from tests.conformance.targets import Target, open_target
@@ -58,7 +59,11 @@ def resource(target: Target, replica: AsyncEngine, **options: Any) -> Resource:
     else:
         in_recovery = (QueryString("pg_is_in_recovery()"), PiccoloBoolean())
         backend = PiccoloBackend(
-            piccolo_tables.Thing, computed={"on_standby": in_recovery}, replicas=("standby",), **options
+            piccolo_tables.Thing,
+            engine=target.engine,
+            computed={"on_standby": in_recovery},
+            replicas=("standby",),
+            **options,
         )
     return Resource("things", backend, filter_fields=("id",))
 
@@ -106,7 +111,7 @@ async def test_the_call_may_ask_for_the_primary(target: Target, standby: AsyncEn
 async def listed_by_standby(target: Target, listed: Resource, *, primary: bool | None = None) -> set[bool]:
     """Through the resource's list action (``Resource.list``), as a handler would call it."""
     async with target.context() as context:
-        envelope = await listed.list(None, [], session=context.session, primary=primary)
+        envelope = await listed.list(None, [], app=serving(listed), session=context.session, primary=primary)
     return {item["on_standby"] for item in msgspec.to_builtins(envelope)["data"]}
 
 

@@ -35,6 +35,7 @@ CHANGED: dict[str, Any] = {
     "keyset": True,
     "total_modes": frozenset({"exact", "estimated"}),
     "row_policies": True,
+    "inherited_policies": True,
 }
 
 

@@ -35,7 +35,7 @@ from litestar_listing.backends.base import (
 from litestar_listing.backends.piccolo.compiler import Compiled, Dialect, QueryCompiler, render_condition
 from litestar_listing.backends.piccolo.introspection import Tables, field_info
 from litestar_listing.backends.piccolo.loading import Guard, Node, Selection, load_many, plan
-from litestar_listing.backends.relational.compiler import KEY_LABEL
+from litestar_listing.backends.relational.compiler import KEY_LABEL, with_followed
 from litestar_listing.backends.relational.replicas import LAG_QUERY, Replica, ReplicaSet
 from litestar_listing.backends.relational.shapes import OFFSET, Shapes, Slot, shape_of
 from litestar_listing.backends.relational.totals import count_beside, may_count_apart, planner_rows, total_of
@@ -139,7 +139,9 @@ class PiccoloBackend:
     eager-loaded relations; to-many relations list their rows in primary-key order.
     """
 
-    capabilities = Capabilities(keyset=True, total_modes=frozenset(TOTAL_MODES), row_policies=True)
+    capabilities = Capabilities(
+        keyset=True, total_modes=frozenset(TOTAL_MODES), row_policies=True, inherited_policies=True
+    )
     visitor = QueryCompiler
     """The class whose ``op_<name>`` methods compile the declared operators (``check_contract``)."""
 
@@ -236,11 +238,11 @@ class PiccoloBackend:
             msg = f"PiccoloBackend runs on SQLite and PostgreSQL, not {engine.engine_type!r}"
             raise ConfigurationError(msg)
 
-        def condition(table: type[Table], policy: Policy | None) -> QueryString:
-            allowed = policy_condition(table, policy, engine.engine_type)
-            return _table_compiler(table, dialect).constant(value=True) if allowed is None else allowed
-
         def build(policies: Mapping[str, Policy]) -> QueryCompiler:
+            def condition(table: type[Table], policy: Policy | None) -> QueryString:
+                allowed = policy_condition(table, policy, engine.engine_type, policies=policies)
+                return _table_compiler(table, dialect).constant(value=True) if allowed is None else allowed
+
             computed = {
                 name: value.built(name, _name, condition, policies) if isinstance(value, Computed) else value
                 for name, value in self._computed.items()
@@ -532,24 +534,33 @@ def _table_compiler(table: type[Table], dialect: Dialect) -> QueryCompiler:
     return QueryCompiler(Tables(table), {}, None, dialect)
 
 
-def policy_condition(table: type[Table], policy: Policy | None, engine_type: str = "postgres") -> QueryString | None:
-    """The condition ``policy`` puts on rows of ``table``, for statements of one's own (DESIGN.md, "Row policies").
+def policy_condition(
+    table: type[Table],
+    policy: Policy | None,
+    engine_type: str = "postgres",
+    *,
+    policies: Mapping[str, Policy] | None = None,
+) -> QueryString | None:
+    """The condition ``policy`` puts on rows of ``table``, for statements of one's own (docs: scoping, "Row policies").
 
     For enrichment and computed values that count rows of a table with a policy; the columns are
     those of ``table`` itself (``FROM <table>`` without an alias). ``policies`` come from
-    ``RowPolicies.for_request`` (``EnrichContext.resource.row_policies``).
+    ``request_policies(context)``.
 
     Args:
         table: The table the statement reads.
         policy: Its policy for the request, or None for none.
         engine_type: The engine's ``engine_type`` (``"sqlite"`` or ``"postgres"``).
+        policies: Every policy of the request by model name, which a policy that follows a relation
+            (``RowPolicy(through=...)``) reads for the related table.
 
     Returns:
         The condition (compiled by the shared compiler, as for listed rows), or None when ``policy``
         restricts nothing.
 
     Raises:
-        ConfigurationError: ``engine_type`` is neither SQLite nor PostgreSQL.
+        ConfigurationError: ``engine_type`` is neither SQLite nor PostgreSQL, or ``policy`` follows a
+            relation and ``policies`` was not given.
     """
     if policy is None:
         return None
@@ -558,7 +569,9 @@ def policy_condition(table: type[Table], policy: Policy | None, engine_type: str
         msg = f"PiccoloBackend runs on SQLite and PostgreSQL, not {engine_type!r}"
         raise ConfigurationError(msg)
     compiler = _table_compiler(table, dialect)
-    condition: QueryString | None = compiler.policy_condition((table, table), policy.entity, {policy.entity: policy})
+    condition: QueryString | None = compiler.policy_condition(
+        (table, table), policy.entity, with_followed(policy, policies)
+    )
     return condition
 
 

@@ -15,13 +15,14 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from litestar_listing.backends.base import dispatch, field_filter, where
+from litestar_listing.core.errors import ConfigurationError
 from litestar_listing.core.query import FieldPath, Filter, ListQuery, OrderTerm, Policy, Search
 from litestar_listing.core.text import LikePattern, contains_pattern
 
 if TYPE_CHECKING:
     from litestar_listing.core.schema import ModelGraph
 
-__all__ = ("DEFERRED_OFFSET", "KEY_LABEL", "Continue", "Policies", "RelationalCompiler")
+__all__ = ("DEFERRED_OFFSET", "KEY_LABEL", "Continue", "Policies", "RelationalCompiler", "with_followed")
 
 DEFERRED_OFFSET = 1000
 """From this many skipped rows on, a page is fetched by a deferred join (keys first, then rows)."""
@@ -46,6 +47,28 @@ Policies = Mapping[str, Policy]
 """The row policies of one query by model name (``ListQuery.policies``)."""
 
 _NO_POLICIES: Policies = MappingProxyType({})
+
+
+def with_followed(policy: Policy, policies: Mapping[str, Policy] | None) -> Policies:
+    """``policies`` with ``policy`` among them: what ``policy_condition`` needs for ``policy``'s model.
+
+    For the backends' ``policy_condition`` helpers, which take one model's policy and, for a policy
+    that follows a relation (``Policy.through``), the request's others.
+
+    Raises:
+        ConfigurationError: ``policy`` follows a relation and ``policies`` is None: the related model's
+            policy would be unknown, and the condition would let every related row through.
+    """
+    if policies is None:
+        if policy.through:
+            msg = (
+                f"the row policy of {policy.entity} follows {', '.join(policy.through)}: pass "
+                "policies=request_policies(context) so that the related model's policy applies too"
+            )
+            raise ConfigurationError(msg)
+        return {policy.entity: policy}
+    return {**policies, policy.entity: policy}
+
 
 _COMPARISONS: Mapping[str, str] = {"eq": "=", "ne": "<>", "gt": ">", "gte": ">=", "lt": "<", "lte": "<="}
 
@@ -145,16 +168,31 @@ class RelationalCompiler(ABC, Generic[Expression, Statement]):
         """The condition the policy of model ``entity`` puts on its row at ``place``, or None for none.
 
         A policy that lets no row through is a constant false; its filters are over the model's own
-        fields and follow the operators' NULL rules like any filter.
+        fields and follow the operators' NULL rules like any filter. A policy that follows a relation
+        (``Policy.through``) adds a semi-join: the related row exists and is inside its own model's
+        policy, which may follow a relation in turn.
         """
         policy = policies.get(entity)
         if policy is None:
             return None
         if not policy.visible:
             return self.constant(value=False)
-        if not policy.filters:
-            return None
-        return self.all_of([self._leaf(item)(self.field(place, item.path.field)) for item in policy.filters])
+        parts = [self._leaf(item)(self.field(place, item.path.field)) for item in policy.filters]
+        for step in policy.through:
+            relation = self.relation(place, step)
+            inner = self._parent_visible(self.graph.entities[entity].relations[step].target, policies)
+            joined = self.semi_join_one(place, relation, inner)
+            parts.append(self.semi_join_many(place, relation, inner, semi=True) if joined is None else joined)
+        return self.all_of(parts) if parts else None
+
+    def _parent_visible(self, entity: str, policies: Policies) -> Continue:
+        """The condition inside a semi-join on rows of ``entity``: its policy, or any row when it restricts none."""
+
+        def inner(scope: Any, place: Any, *, semi: bool) -> Expression:
+            condition = self.policy_condition(place, entity, policies)
+            return self.constant(value=True) if condition is None else condition
+
+        return inner
 
     # -- paths --------------------------------------------------------------------------------
     def predicate(

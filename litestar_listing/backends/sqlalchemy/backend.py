@@ -49,6 +49,7 @@ from litestar_listing.backends.base import (
     driver_unavailable,
     read_models,
 )
+from litestar_listing.backends.relational.compiler import with_followed
 from litestar_listing.backends.relational.replicas import LAG_QUERY, Replica, ReplicaSet
 from litestar_listing.backends.relational.shapes import OFFSET, Shapes, Slot, shape_of
 from litestar_listing.backends.relational.totals import count_beside, may_count_apart, planner_rows, total_of
@@ -148,7 +149,9 @@ class SQLAlchemyBackend:
         max_replica_lag: Seconds of replay lag beyond which a replica is skipped.
     """
 
-    capabilities = Capabilities(keyset=True, total_modes=frozenset(TOTAL_MODES), row_policies=True)
+    capabilities = Capabilities(
+        keyset=True, total_modes=frozenset(TOTAL_MODES), row_policies=True, inherited_policies=True
+    )
     visitor = StatementCompiler
     """The class whose ``op_<name>`` methods compile the declared operators (``check_contract``)."""
 
@@ -218,7 +221,7 @@ class SQLAlchemyBackend:
         """The computed expressions of a list with ``policies`` (``Computed`` values built for them)."""
 
         def condition(model: type[Any], policy: Policy | None) -> ColumnElement[bool]:
-            allowed = policy_condition(model, policy, dialect)
+            allowed = policy_condition(model, policy, dialect, policies=policies)
             return true() if allowed is None else allowed
 
         return {
@@ -616,28 +619,37 @@ def _model_compiler(model: type[Any], dialect: str) -> StatementCompiler:
 
 
 def policy_condition(
-    model: type[Any], policy: Policy | None, dialect: str = "postgresql"
+    model: type[Any],
+    policy: Policy | None,
+    dialect: str = "postgresql",
+    *,
+    policies: Mapping[str, Policy] | None = None,
 ) -> ColumnElement[bool] | None:
-    """The condition ``policy`` puts on rows of ``model``, for statements of one's own (DESIGN.md, "Row policies").
+    """The condition ``policy`` puts on rows of ``model``, for statements of one's own (docs: scoping, "Row policies").
 
     For enrichment and computed values that count rows of a model with a policy, e.g.
-    ``select(...).where(policy_condition(Flight, policies.get("Flight")))`` with ``policies`` from
-    ``RowPolicies.for_request`` (``EnrichContext.resource.row_policies``).
+    ``select(...).where(policy_condition(Flight, policies.get("Flight"), policies=policies))`` with
+    ``policies`` from ``request_policies(context)``.
 
     Args:
         model: The mapped class the statement reads (not an alias).
         policy: Its policy for the request, or None for none.
         dialect: The session's dialect name.
+        policies: Every policy of the request by model name, which a policy that follows a relation
+            (``RowPolicy(through=...)``) reads for the related model.
 
     Returns:
         The condition (compiled by the shared compiler, as for listed rows), or None when ``policy``
         restricts nothing.
+
+    Raises:
+        ConfigurationError: ``policy`` follows a relation and ``policies`` was not given.
     """
     if policy is None:
         return None
     compiler = _model_compiler(model, dialect)
     condition: ColumnElement[bool] | None = compiler.policy_condition(
-        (model, ()), policy.entity, {policy.entity: policy}
+        (model, ()), policy.entity, with_followed(policy, policies)
     )
     return condition
 

@@ -1,0 +1,185 @@
+"""What one application derives from the resources its ``ListingPlugin``s serve: a ``Binding`` per resource.
+
+A ``Resource`` is a declaration, shared freely between applications (two versions of an API, a
+test suite's applications, workers that build several). Its row policies, admission and OpenAPI
+operation belong to the application that serves it: ``ListingPlugin.on_app_init`` makes them, and
+keeps them in the application's state under ``STATE_KEY`` (``ListingState``), as advanced-alchemy
+keeps its engine there. A list finds them through its request's application (docs: design,
+"Binding").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from litestar.openapi.spec import Operation
+
+from litestar_listing.core.errors import ConfigurationError
+from litestar_listing.core.parsing import QueryString
+from litestar_listing.plugin.openapi import SharedSchemas, list_operation_class
+
+if TYPE_CHECKING:
+    from litestar import Litestar
+    from litestar.connection import ASGIConnection
+    from litestar.datastructures import State
+
+    from litestar_listing.core.query import ListQuery
+    from litestar_listing.plugin.admission import Admission
+    from litestar_listing.plugin.policies import RowPolicies
+    from litestar_listing.plugin.problems import ErrorShapes
+    from litestar_listing.plugin.resource import Resource
+
+__all__ = ("STATE_KEY", "Binding", "ListingState", "binding_of", "unregistered")
+
+STATE_KEY = "litestar_listing"
+"""The key of an application's ``ListingState`` in ``app.state``."""
+
+
+class Binding:
+    """One resource as one application serves it.
+
+    Args:
+        resource: The declaration.
+        policies: The application's row policies (those of the ``ListingPlugin`` given the resource).
+        admission: Where its lists wait for their turn (the plugin's ``max_concurrent_lists``), or None.
+        state: The application's ``ListingState``, for the OpenAPI operation's shared schemas.
+    """
+
+    __slots__ = ("_operation", "admission", "policies", "resource", "state")
+
+    def __init__(
+        self, resource: Resource, policies: RowPolicies, admission: Admission | None, state: ListingState
+    ) -> None:
+        self.resource = resource
+        self.policies = policies
+        self.admission = admission
+        self.state = state
+        self._operation: type[Operation] | None = None
+
+    @property
+    def restricted(self) -> bool:
+        """Whether the application gives its lists row policies or admission: the binding is not one of many alike."""
+        return bool(self.policies) or self.admission is not None
+
+    def parse(
+        self, params: Sequence[tuple[str, str]] | QueryString, connection: ASGIConnection[Any, Any, Any, Any] | None
+    ) -> ListQuery:
+        """Parse query parameters into a ``ListQuery`` with the forced filters and row policies of ``connection``.
+
+        ``params`` are pairs, or the ``QueryString`` read from a request within the resource's ``limits``.
+
+        Raises:
+            InvalidQueryError: Every bad parameter at once (the plugin answers 400).
+            ConfigurationError: The resource has forced filters, or a model it reaches a row policy,
+                and ``connection`` is None: the list would not be restricted.
+            NotAuthorizedException, PermissionDeniedException: A scope or the listed model's policy
+                refuses the request (401, 403).
+        """
+        resource = self.resource
+        query = resource.parser.parse(params, resource.forced_filters(connection))
+        if self.policies:
+            query = self.policies.apply(query, resource.field_map.graph, connection)
+        return query
+
+    def operation_class(self) -> type[Operation]:
+        """The ``Operation`` class documenting the list action in this application, built on first use.
+
+        Its schemas are shared through the application's ``ListingState.shared_schemas``, its error
+        responses written as the application writes errors.
+        """
+        if self._operation is None:
+            self._operation = list_operation_class(
+                self.resource, self.state.shared_schemas, self.policies, errors=self.state.errors
+            )
+        return self._operation
+
+
+class ListingState:
+    """What one application derives from its ``ListingPlugin``s, kept in ``app.state[STATE_KEY]``.
+
+    Attributes:
+        bindings: Each resource of the application's plugins (mounted or not) and its ``Binding``.
+        shared_schemas: The schemas the application's list operations share (``components/schemas``).
+        errors: How the application writes errors (``ErrorShapes.detect``), for OpenAPI.
+    """
+
+    __slots__ = ("bindings", "errors", "shared_schemas")
+
+    def __init__(self, shared_schemas: SharedSchemas, errors: ErrorShapes) -> None:
+        self.bindings: dict[Resource, Binding] = {}
+        self.shared_schemas = shared_schemas
+        self.errors = errors
+
+    @classmethod
+    def of(cls, state: State) -> ListingState | None:
+        """The ``ListingState`` kept in an application's ``state``, or None when no ``ListingPlugin`` made one."""
+        found = state.get(STATE_KEY)
+        return found if isinstance(found, ListingState) else None
+
+    def bind(self, binding: Binding) -> Binding:
+        """Add ``binding``; the binding of a resource another plugin of the application already serves stays.
+
+        Returns:
+            The resource's binding in this application.
+
+        Raises:
+            ConfigurationError: The resource is already served by another plugin of the application, and
+                either plugin has row policies or ``max_concurrent_lists``: its lists could not tell which apply.
+        """
+        resource = binding.resource
+        kept = self.bindings.setdefault(resource, binding)
+        if kept is not binding and (kept.restricted or binding.restricted):
+            msg = (
+                f"resource {resource.name!r} is served by two ListingPlugins of one application, one with row "
+                "policies or max_concurrent_lists, which apply to the resource's lists: give each plugin its own "
+                "Resource (dataclasses.replace(resource) copies one)"
+            )
+            raise ConfigurationError(msg)
+        return kept
+
+
+def unregistered(resource: Resource, used_by: str) -> ConfigurationError:
+    """The error of a resource listed from ``used_by`` in an application whose ``ListingPlugin``s were not given it.
+
+    Returns:
+        A ``ConfigurationError`` whose message says how to give the resource to the plugin.
+    """
+    name = resource.name
+    msg = (
+        f"resource {name!r} is listed by {used_by} but the application's ListingPlugin was not given it, so its "
+        "backend was never prepared (on SQLite, search and the case-insensitive operators need the functions it "
+        "registers), its declaration never checked, and the application's row policies and admission do not reach "
+        f"it. Give it to the application's ListingPlugin: ListingPlugin([...], unmounted=[{name}]) for a resource "
+        f"served only by your own handlers, or ListingPlugin([..., {name}]) to also mount its own list route."
+    )
+    return ConfigurationError(msg)
+
+
+def binding_of(
+    resource: Resource,
+    connection: ASGIConnection[Any, Any, Any, Any] | None,
+    app: Litestar | None = None,
+    *,
+    used_by: str = "a call of Resource.list",
+) -> Binding:
+    """``resource``'s ``Binding`` in ``app``, else in the application of ``connection``.
+
+    Raises:
+        ConfigurationError: Neither names an application (list with the request, or pass ``app=``), or
+            the application's ``ListingPlugin``s were not given the resource (``unregistered``).
+    """
+    if app is None and connection is not None:
+        app = connection.scope.get("litestar_app")
+    if app is None:
+        msg = (
+            f"resource {resource.name!r} was listed without a request or an application: pass the request, or "
+            "app=<the Litestar application whose ListingPlugin serves it>, so that its row policies and "
+            "admission apply"
+        )
+        raise ConfigurationError(msg)
+    state = ListingState.of(app.state)
+    binding = None if state is None else state.bindings.get(resource)
+    if binding is None:
+        raise unregistered(resource, used_by)
+    return binding
