@@ -48,6 +48,7 @@ SQL_EXAMPLES = (
     "sqlite_datetime",
     "piccolo_relations",
     "scoping",
+    "inherited_policies",
     "jwt",
     "soft_delete",
     "computed",
@@ -441,6 +442,25 @@ def test_scoped_resource_cannot_list_without_its_request() -> None:
         scoping.tickets.parse([], None, app=scoping.app)
     with pytest.raises(ConfigurationError, match="without a request or an application"):
         scoping.tickets.parse([], None)
+
+
+def test_invoices_and_their_lines_inherit_their_customers_policy(clients: Clients) -> None:
+    client = clients["inherited_policies"]
+    # Jane looks after customers 1 and 3 (invoices 1, 3, 5; lines 1, 2, 4, 6), Margaret after 2
+    # (invoice 2, line 3); customer 4 has no representative; root sees everything.
+    assert ids(get(client, "/api/v1/invoices/", "jane")) == [1, 3, 5]
+    assert ids(get(client, "/api/v1/invoices/", "margaret")) == [2]
+    assert ids(get(client, "/api/v1/invoices/", "root")) == [1, 2, 3, 4, 5]
+    assert ids(get(client, "/api/v1/invoice-lines/", "jane")) == [1, 2, 4, 6]
+    assert ids(get(client, "/api/v1/invoice-lines/", "margaret")) == [3]
+    assert ids(get(client, "/api/v1/invoice-lines/", "root")) == [1, 2, 3, 4, 5, 6]
+    assert ids(get(client, "/api/v1/invoices/?order_by=-total", "jane")) == [3, 5, 1]
+    assert ids(get(client, "/api/v1/invoice-lines/?order_by=-invoice__total,id", "jane")) == [4, 6, 1, 2]
+    # Another representative's customer reads as a missing one through every path.
+    hidden = "/api/v1/invoice-lines/?invoice__customer__name=Leonie%20K%C3%B6hler"
+    assert get(client, hidden, "jane")["pagination"]["total"] == 0
+    assert ids(get(client, hidden, "margaret")) == [3]
+    assert get(client, "/api/v1/invoices/")["pagination"]["total"] == 0  # anonymous: no customer, no invoice
 
 
 def test_scopes_read_the_claims_of_litestar_jwt_auth(clients: Clients) -> None:

@@ -241,3 +241,56 @@ def test_keyset_pages_under_policies_walk_the_hand_counted_order() -> None:
             url = f"/api/v1/things/?order_by=owner__name&count=3&cursor={cursor}"
         # Acme's things by owner name (Alice, Bob, Carol, alice), then those whose owner is hidden or missing.
         assert seen == [1, 7, 28, 2, 8, 29, 3, 18, 21, 9, 13, 14, 17, 25]
+
+
+# ---------------------------------------------------------------- policies that follow relations
+def _by_company(**options: Any) -> list[RowPolicy]:
+    return [RowPolicy(Company, tenant_scope("id")), RowPolicy(User, through="company", **options)]
+
+
+def test_a_policy_may_follow_relations_in_a_chain() -> None:
+    policies = [*_by_company(), RowPolicy(Thing, through=("owner",))]
+    with TestClient(app([things(filter_fields=("*", "owner__name")), users()], policies)) as client:
+        listed = client.get("/api/v1/things/?order_by=id&count=50", headers={"x-user": "acme"}).json()
+        # Things whose owner is one of Acme's users (1, 2, 3, 8), whatever company the thing is in.
+        assert [item["id"] for item in listed["data"]] == [1, 2, 3, 7, 8, 11, 16, 18, 21, 22, 23, 27, 28, 29]
+        everything = client.get("/api/v1/things/?count=1", headers={"x-user": "admin"}).json()
+        assert everything["pagination"]["total"] == 31  # nothing to inherit: the orphans stay
+
+
+@pytest.mark.parametrize(
+    ("policies", "message"),
+    [
+        ([RowPolicy(User, through="compnay")], r"through='compnay' is no to-one relation of User \(did you mean"),
+        ([RowPolicy(Thing, through="tags")], r"through='tags' is no to-one relation of Thing"),
+        ([RowPolicy(User, through="company")], r"through='company' reaches Company, which has no RowPolicy"),
+        (
+            [RowPolicy(User, through="manager")],
+            r"row policies follow each other in a circle: User -> User",
+        ),
+    ],
+)
+def test_a_policy_following_nothing_it_can_inherit_stops_the_app(policies: list[RowPolicy], message: str) -> None:
+    with pytest.raises(ConfigurationError, match=message):
+        app([things(filter_fields=("*", "owner__name")), users()], policies)
+
+
+class _NoInheritance(MemoryBackend):
+    capabilities = Capabilities(row_policies=True)
+
+
+def test_a_backend_that_cannot_follow_relations_is_refused_at_start() -> None:
+    resource = Resource("things", _NoInheritance(model_graph(Thing), memory_rows()), filter_fields=("*", "owner__name"))
+    with pytest.raises(ConfigurationError, match=r"does not apply row policies that follow a relation.*User has one"):
+        app([resource, users()], _by_company())
+
+
+def test_the_condition_of_a_followed_policy_needs_the_others() -> None:
+    from litestar_listing.backends.sqlalchemy import policy_condition
+    from litestar_listing.core.query import Policy
+
+    followed = Policy("User", through=("company",))
+    with pytest.raises(ConfigurationError, match=r"User follows company: pass policies=request_policies"):
+        policy_condition(User, followed, "sqlite")
+    company = Policy("Company", visible=False)
+    assert policy_condition(User, followed, "sqlite", policies={"Company": company}) is not None
