@@ -1,4 +1,4 @@
-"""What one application derives from the resources its ``ListingPlugin``s serve: a ``Binding`` per resource.
+"""What an application derives from the resources its ``ListingPlugin`` plugins serve: a ``Binding`` each.
 
 A ``Resource`` is a declaration, shared freely between applications (two versions of an API, a
 test suite's applications, workers that build several). Its row policies, admission and OpenAPI
@@ -96,7 +96,7 @@ class Binding:
 
 
 class ListingState:
-    """What one application derives from its ``ListingPlugin``s, kept in ``app.state[STATE_KEY]``.
+    """What one application derives from its ``ListingPlugin`` plugins, kept in ``app.state[STATE_KEY]``.
 
     Attributes:
         bindings: Each resource of the application's plugins (mounted or not) and its ``Binding``.
@@ -140,7 +140,7 @@ class ListingState:
 
 
 def unregistered(resource: Resource, used_by: str) -> ConfigurationError:
-    """The error of a resource listed from ``used_by`` in an application whose ``ListingPlugin``s were not given it.
+    """The error of a resource listed from ``used_by`` in an application whose ``ListingPlugin`` lacks it.
 
     Returns:
         A ``ConfigurationError`` whose message says how to give the resource to the plugin.
@@ -167,7 +167,7 @@ def binding_of(
 
     Raises:
         ConfigurationError: Neither names an application (list with the request, or pass ``app=``), or
-            the application's ``ListingPlugin``s were not given the resource (``unregistered``).
+            the application's ``ListingPlugin`` plugins were not given the resource (``unregistered``).
     """
     if app is None and connection is not None:
         app = connection.scope.get("litestar_app")

@@ -81,7 +81,7 @@ class SharedSchemas:
     def of_application(cls, config: OpenAPIConfig | None, own: SharedSchemas) -> SharedSchemas:
         """The schemas the application's list operations share: those of an earlier plugin, else ``own``.
 
-        Several ``ListingPlugin``s (API versions) in one application share one set of components:
+        Several ``ListingPlugin`` plugins (API versions) in one application share one set of components:
         the second plugin names its schemas next to the first's (``reference`` numbers a name
         holding another schema), and ``with_shared_schemas`` then writes them all.
 

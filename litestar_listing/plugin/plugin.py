@@ -168,7 +168,7 @@ class ListingPlugin(InitPlugin, ReceiveRoutePlugin):
         ``listing_operation(resource)``.
 
         Raises:
-            ConfigurationError: The handler lists a resource that the application's ``ListingPlugin``s
+            ConfigurationError: The handler lists a resource that the application's ``ListingPlugin`` plugins
                 were not given.
         """
         if not isinstance(route, HTTPRoute):

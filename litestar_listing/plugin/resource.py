@@ -202,7 +202,7 @@ class Resource:
         """The resource as ``app`` serves it, else as the application of ``connection`` does (``plugin.binding``).
 
         Raises:
-            ConfigurationError: Neither names an application, or its ``ListingPlugin``s were not given
+            ConfigurationError: Neither names an application, or its ``ListingPlugin`` plugins were not given
                 the resource; the message says how to give it.
         """
         return binding_of(self, connection, app)

@@ -84,7 +84,7 @@ def listing_operation(resource: Resource) -> type[Operation]:
         application's other list operations in ``components/schemas``).
 
     Raises:
-        ConfigurationError: When the application is built, its ``ListingPlugin``s were not given
+        ConfigurationError: When the application is built, its ``ListingPlugin`` plugins were not given
             ``resource``; when the document is built, the handler was registered where no
             ``ListingPlugin`` could replace the placeholder.
     """
