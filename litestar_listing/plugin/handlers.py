@@ -63,19 +63,21 @@ def list_handler(binding: Binding, route: ServedRoute) -> HTTPRouteHandler:
 async def get_without_body(scope: Scope, receive: Receive, send: Send) -> None:
     """Answer the ``HEAD`` request of ``scope`` with the application's ``GET`` of the same URL, its body dropped.
 
-    The ``GET`` goes through the application again (``Litestar.asgi_handler``): its routing, its
-    middleware (authentication included, whatever a middleware's ``exclude_http_methods`` says of
-    ``HEAD``), guards, dependencies, exception handlers and the list action itself. Every message it
-    sends passes through unchanged but for its body: the status and every header, ``Content-Length``
-    included (or absent, for a streamed body), are the ``GET``'s (docs: design, "HEAD").
+    The request becomes that ``GET`` (``scope`` is changed in place, so what the application keeps in
+    it, a database session for example, is seen by its ``before_send`` hooks) and goes through the
+    application again (``Litestar.asgi_handler``): its routing, its middleware (authentication
+    included, whatever a middleware's ``exclude_http_methods`` says of ``HEAD``), guards,
+    dependencies, exception handlers and the list action itself. Every message it sends passes
+    through unchanged but for its body: the status and every header, ``Content-Length`` included (or
+    absent, for a streamed body), are the ``GET``'s (docs: design, "HEAD").
     """
     app = scope["litestar_app"]
-    state = {key: value for key, value in scope.get("state", {}).items() if key != CONNECTION_STATE_KEY}
+    as_get: Any = scope
     # The router strips ``root_path`` from the path it routes and keeps the rest in ``path``.
-    path = scope.get("root_path", "") + scope["path"]
-    as_get: Any = {**scope, "method": HttpMethod.GET.value, "path": path, "path_params": {}, "state": state}
-    for key in ("route_handler", "path_template", "user", "auth", "session"):
+    as_get.update(method=HttpMethod.GET.value, path=scope.get("root_path", "") + scope["path"], path_params={})
+    for key in ("route_handler", "path_template"):
         as_get.pop(key, None)
+    as_get.get("state", {}).pop(CONNECTION_STATE_KEY, None)  # what Litestar derived for the HEAD request
 
     async def without_body(message: Message) -> None:
         if message["type"] == "http.response.body":

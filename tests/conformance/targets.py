@@ -14,6 +14,7 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from advanced_alchemy.extensions.litestar import SQLAlchemyAsyncConfig
 from litestar import Litestar
 from piccolo.columns import Integer
 from piccolo.engine.base import Engine
@@ -160,7 +161,9 @@ def postgres_target_url(database: str, name: str) -> str | None:
     return postgres_database_url(name) if database == "postgresql" else None
 
 
-def sqlalchemy_backend(name: str, replicas: Sequence[AsyncEngine] = ()) -> ListingBackend:
+def sqlalchemy_backend(
+    name: str, replicas: Sequence[AsyncEngine] = (), config: SQLAlchemyAsyncConfig | None = None
+) -> ListingBackend:
     part_count = Computed(
         lambda allowed: (
             select(func.count(Part.id))
@@ -171,7 +174,9 @@ def sqlalchemy_backend(name: str, replicas: Sequence[AsyncEngine] = ()) -> Listi
         reads=(Part,),
     )
     live = (lambda statement: statement.where(Thing.deleted_at.is_(None))) if name == "things_live" else None
-    return SQLAlchemyBackend(Thing, statement=live, computed={"part_count": part_count}, replicas=replicas)
+    return SQLAlchemyBackend(
+        Thing, config=config, statement=live, computed={"part_count": part_count}, replicas=replicas
+    )
 
 
 async def write_sqlalchemy_rows(engine: AsyncEngine) -> None:

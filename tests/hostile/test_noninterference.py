@@ -1,0 +1,410 @@
+"""Non-interference: all a client can read of an answer equals the answer on the data with its invisible rows deleted.
+
+The property (docs: design, "Non-interference"), per selected target, over HTTP: a request is sent
+as ``GET`` and as ``HEAD`` to an application whose ``ListingPlugin`` has row policies, over the
+conformance data (``tests/conformance/fixture.py``), as a user of company 1, 2, or none, and as the
+platform administrator; the same request goes, unpoliced, to the same backend on the same kind of
+database holding only the rows that user may see (a *twin*: the fixture written again, then every
+invisible row deleted, foreign keys left dangling as a deleted row leaves them). Compared: the status,
+every header (``X-Next-Cursor``, ``Link``, ``Content-Length``...) and the body, byte for byte; then the
+pages the cursor leads to, followed on both sides. The resource lists things with keyset continuation,
+eager-loads several paths that reach the same model (``owner__manager``, ``reviewer``: users), orders
+through policed multi-hop paths (``owner__manager__name``, ``owner__company__name``) and lists the
+computed ``part_count`` (a ``Computed`` value reading Part under its policy).
+
+Two sets of policies:
+
+* ``direct``: Thing, User, Company and Part by their own company columns, Tag by a share of ids;
+* ``inherited`` (targets with ``Capabilities.inherited_policies``): Company by id, a user visible when
+  its company is, a thing when its owner is (two levels), a part when its supplier is.
+
+On PostgreSQL, ``test_estimated_totals_never_depend_on_invisible_rows`` lists with
+``total_mode="estimated"`` as each user, changes and ``ANALYZE``\\s every row that user may not see,
+and lists again: the same answer, counted exactly.
+
+Hypothesis settings: ``LISTING_HYPOTHESIS_PROFILE`` (``ci``: 200 examples per target, ``nightly``:
+10,000).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import sqlite3
+from collections.abc import AsyncIterator, Callable, Mapping
+from contextlib import AsyncExitStack, asynccontextmanager
+from typing import Any
+
+import asyncpg
+import httpx
+from advanced_alchemy.extensions.litestar import SQLAlchemyAsyncConfig, SQLAlchemyPlugin
+from hypothesis import given
+from litestar import Litestar
+from litestar.connection import ASGIConnection
+from sqlalchemy.ext.asyncio import create_async_engine
+
+from litestar_listing import ListingBackend, ListingPlugin, MemoryBackend, Resource, RowPolicy, ScopeRule, tenant_scope
+from litestar_listing.backends.piccolo import prepare_engine as prepare_piccolo_engine
+from litestar_listing.backends.sqlalchemy import model_graph, prepare_engine
+from litestar_listing.core.query import FilterSyntax
+from tests.conformance import beanie_documents
+from tests.conformance.fixture import COMPANIES, PARTS, TAGS, THINGS, USERS, memory_rows
+from tests.conformance.models import Thing
+from tests.conformance.targets import (
+    PART_COUNT,
+    THINGS_OPTIONS,
+    Target,
+    beanie_backend,
+    count_parts,
+    piccolo_backend,
+    piccolo_engine,
+    postgres_target_url,
+    sqlalchemy_backend,
+    write_piccolo_rows,
+    write_sqlalchemy_rows,
+)
+from tests.conftest import async_url, scratch_folder
+from tests.differential.strategies import Domain
+from tests.hostile import HOSTILE_DATABASE, Opened
+from tests.hostile.strategies import hostile_queries, profile, profile_name
+
+Ids = Mapping[str, frozenset[int]]
+COMPANY_IDS = (1, 2, None)
+"""The users' companies; None: a user without a company, who may see no row."""
+ADMIN = "admin"
+BASE_URL = "http://testserver.local"
+LOAD = ("owner__manager", "reviewer", "company", "parts__supplier", "tags")
+DOCUMENT_LOAD = tuple(name for name in LOAD if name != "tags")  # Beanie's projection drops lists of links
+ORDER = (*THINGS_OPTIONS["order_fields"], "owner__manager__name", "owner__company__name")
+TABLES = {"Thing": "things", "User": "users", "Company": "companies", "Part": "parts", "Tag": "tags"}
+
+
+def _tags_of(company: int | None) -> frozenset[int]:
+    return frozenset(() if company is None else (tag for tag, _ in TAGS if tag % 3 == company % 3))
+
+
+def visible_ids(policy_set: str, company: int | None) -> Ids:
+    """The ids of each policed model a user of ``company`` may see: the hand-written reading of the policies."""
+    companies = frozenset(key for key, _ in COMPANIES if key == company)
+    if policy_set == "direct":
+        users = frozenset(row[0] for row in USERS if row[3] == company and company is not None)
+        things = frozenset(row[0] for row in THINGS if row[13] == company)
+        parts = frozenset(row[0] for row in PARTS if row[4] == company and company is not None)
+    else:  # a user when its company is, a thing when its owner is, a part when its supplier is
+        users = frozenset(row[0] for row in USERS if row[3] in companies)
+        things = frozenset(row[0] for row in THINGS if row[11] in users)
+        parts = frozenset(row[0] for row in PARTS if row[4] in companies)
+    return {"Thing": things, "User": users, "Company": companies, "Part": parts, "Tag": _tags_of(company)}
+
+
+def invisible_ids(visible: Ids) -> Ids:
+    """The ids a user with ``visible`` may not see, by model: the rows its twin deletes."""
+    every = {
+        "Thing": {row[0] for row in THINGS},
+        "User": {row[0] for row in USERS},
+        "Company": {key for key, _ in COMPANIES},
+        "Part": {row[0] for row in PARTS},
+        "Tag": {key for key, _ in TAGS},
+    }
+    return {name: frozenset(ids - visible[name]) for name, ids in every.items()}
+
+
+def row_policies(policy_set: str) -> list[RowPolicy]:
+    """The plugin's row policies; the user's ``company_id`` (None: no row), an administrator bypasses them."""
+
+    def tags(connection: ASGIConnection[Any, Any, Any, Any]) -> Mapping[str, object]:
+        user = connection.scope["user"]
+        return {} if user["is_platform_admin"] else {"id": tuple(_tags_of(user["company_id"]))}
+
+    tag = RowPolicy("Tag", ScopeRule(("id",), tags))
+    if policy_set == "direct":
+        owned = (("Thing", "company_id"), ("User", "company_id"), ("Company", "id"), ("Part", "supplier_id"))
+        return [*(RowPolicy(name, tenant_scope(field)) for name, field in owned), tag]
+    return [
+        RowPolicy("Company", tenant_scope("id")),
+        RowPolicy("User", through="company"),
+        RowPolicy("Thing", through="owner"),
+        RowPolicy("Part", through="supplier"),
+        tag,
+    ]
+
+
+def _users(scope: Any) -> Any:
+    name = dict(scope.get("headers", [])).get(b"x-user", b"").decode()
+    if name == ADMIN:
+        return {"company_id": None, "is_platform_admin": True}
+    return {"company_id": None if name == "none" else int(name), "is_platform_admin": False}
+
+
+def _authenticate(app: Any) -> Any:
+    async def middleware(scope: Any, receive: Any, send: Any) -> None:
+        scope["user"] = _users(scope)
+        await app(scope, receive, send)
+
+    return middleware
+
+
+def listed(backend: ListingBackend, *, document: bool, **options: Any) -> Resource:
+    """The ``things`` resource of the property over ``backend``."""
+    settings: dict[str, Any] = {
+        **THINGS_OPTIONS,
+        "order_fields": ORDER if not document else THINGS_OPTIONS["order_fields"],
+        "load": DOCUMENT_LOAD if document else LOAD,
+        "keyset": not document,  # Beanie has no keyset continuation
+        "default_order": ("-created_at",),
+    }
+    if document:
+        settings.update(filter_fields=("*",), ignore_unknown_filters=False)
+    return Resource("things", backend, **{**settings, **options})
+
+
+# ---------------------------------------------------------------- stores: the full data and its twins
+@dataclasses.dataclass
+class Store:
+    """One store of the property: its resource, the plugins it needs, and how to make a twin of it."""
+
+    resource: Resource
+    plugins: list[Any] = dataclasses.field(default_factory=list)
+
+
+def _delete_sqlite(path: str, invisible: Ids) -> None:
+    connection = sqlite3.connect(path)  # foreign keys are not enforced on a plain connection
+    try:
+        for name, ids in invisible.items():
+            if ids:
+                marks = ",".join("?" for _ in ids)
+                connection.execute(f"DELETE FROM {TABLES[name]} WHERE id IN ({marks})", sorted(ids))
+        connection.commit()
+    finally:
+        connection.close()
+
+
+async def _delete_postgres(url: str, invisible: Ids) -> None:
+    connection = await asyncpg.connect(url, statement_cache_size=0)
+    try:
+        async with connection.transaction():
+            # Foreign keys left dangling, as a deleted row leaves the keys that point to it.
+            await connection.execute("SET LOCAL session_replication_role = replica")
+            for name, ids in invisible.items():
+                await connection.execute(f"DELETE FROM {TABLES[name]} WHERE id = ANY($1::bigint[])", sorted(ids))
+    finally:
+        await connection.close()
+
+
+@asynccontextmanager
+async def sqlalchemy_store(database: str, name: str, invisible: Ids | None) -> AsyncIterator[Store]:
+    """``things`` on SQLAlchemy over a database ``name`` holding the fixture without ``invisible`` (None: all)."""
+    postgres = postgres_target_url(database, name)
+    path = str(scratch_folder(name) / "twin.sqlite")
+    engine = create_async_engine(async_url(postgres) if postgres else f"sqlite+aiosqlite:///{path}")
+    prepare_engine(engine)
+    await write_sqlalchemy_rows(engine)
+    if invisible is not None:
+        await (_delete_postgres(postgres, invisible) if postgres else _as_coroutine(_delete_sqlite, path, invisible))
+    config = SQLAlchemyAsyncConfig(engine_instance=engine)
+    try:
+        yield Store(listed(sqlalchemy_backend("things", config=config), document=False), [SQLAlchemyPlugin(config)])
+    finally:
+        await engine.dispose()
+
+
+async def _as_coroutine(function: Callable[..., None], *arguments: Any) -> None:
+    function(*arguments)
+
+
+@asynccontextmanager
+async def piccolo_store(database: str, name: str, invisible: Ids | None) -> AsyncIterator[Store]:
+    """``things`` on Piccolo over a database ``name`` holding the fixture without ``invisible`` (None: all)."""
+    engine = piccolo_engine(database, name)
+    await write_piccolo_rows(engine)
+    postgres = postgres_target_url(database, name)
+    if invisible is not None:
+        if postgres:
+            await _delete_postgres(postgres, invisible)
+        else:
+            _delete_sqlite(engine.path, invisible)  # type: ignore[attr-defined]
+    prepare_piccolo_engine(engine)
+    pooled = postgres is not None
+    if pooled:
+        await engine.start_connection_pool()  # type: ignore[attr-defined]
+    try:
+        yield Store(listed(piccolo_backend("things", engine=engine), document=False))
+    finally:
+        if pooled:
+            await engine.close_connection_pool()  # type: ignore[attr-defined]
+
+
+def _prune(row: Mapping[str, Any], entity: str, visible: Ids) -> dict[str, Any] | None:
+    """``row`` as in a store where every row outside ``visible`` was deleted; None when it is itself."""
+    if entity in visible and row["id"] not in visible[entity]:
+        return None
+    kept = dict(row)
+    for name, relation in model_graph(Thing).entities[entity].relations.items():
+        if name not in row:
+            continue
+        if relation.to_many:
+            children = (_prune(child, relation.target, visible) for child in row[name] or ())
+            kept[name] = [child for child in children if child is not None]
+        elif row[name] is not None:
+            kept[name] = _prune(row[name], relation.target, visible)
+    return kept
+
+
+def memory_store(visible: Ids | None) -> Store:
+    rows = memory_rows()
+    if visible is not None:
+        rows = [row for row in (_prune(row, "Thing", visible) for row in rows) if row is not None]
+    backend = MemoryBackend(
+        model_graph(Thing), rows, computed={"part_count": PART_COUNT}, values={"part_count": count_parts}
+    )
+    return Store(listed(backend, document=False))
+
+
+# ---------------------------------------------------------------- the scene: clients of every side
+@dataclasses.dataclass
+class Scene:
+    """The policed application over the full data, and the unpoliced twins, one per user and policy set."""
+
+    target: Target
+    document: bool
+    policed: dict[str, httpx.AsyncClient]
+    twins: dict[tuple[str, str], httpx.AsyncClient]
+    beanie_hidden: dict[tuple[str, str], Ids] = dataclasses.field(default_factory=dict)
+    queries: int = 0
+    compared: int = 0
+    rows_seen: int = 0
+
+    @property
+    def viewers(self) -> list[tuple[str, str]]:
+        """(policy set, user) pairs: each company's user and one without a company per set, the administrator once."""
+        sets = list(self.policed)
+        users = ["none" if company is None else str(company) for company in COMPANY_IDS]
+        return [(policy_set, user) for policy_set in sets for user in users] + [(sets[0], ADMIN)]
+
+    async def answer(self, client: httpx.AsyncClient, url: str, user: str) -> list[tuple[object, ...]]:
+        """GET and HEAD of ``url`` and of the pages its cursor leads to (three at most), as ``user``."""
+        answers: list[tuple[object, ...]] = []
+        for _ in range(3):
+            got = await client.get(url, headers={"x-user": user})
+            headed = await client.head(url, headers={"x-user": user})
+            answers.append((got.status_code, sorted(got.headers.multi_items()), got.content))
+            answers.append((headed.status_code, sorted(headed.headers.multi_items()), headed.content))
+            if got.status_code == 200:
+                self.rows_seen += len(got.json()["data"])
+            link = got.headers.get("link")
+            if link is None:
+                break
+            url = link[link.index("/api/") : link.index(">")]
+        return answers
+
+    async def check(self, query: str) -> None:
+        self.queries += 1
+        url = f"/api/v1/things/?{query}"
+        for policy_set, user in self.viewers:
+            full = await self.answer(self.policed[policy_set], url, user)
+            twin = self.twins[policy_set, user]
+            hidden = self.beanie_hidden.get((policy_set, user))
+            async with _documents_deleted(hidden):
+                expected = await self.answer(twin, url, ADMIN)
+            self.compared += 1
+            where = f"{self.target.id}: things?{query} as {user} under the {policy_set} policies"
+            assert full == expected, f"{where}: answered {full}, with the invisible rows deleted {expected}"
+
+
+@asynccontextmanager
+async def _documents_deleted(hidden: Ids | None) -> AsyncIterator[None]:
+    """Beanie's twin: its documents are bound to one database, so the invisible ones leave it for a while."""
+    if hidden is None:
+        yield
+        return
+    classes = {cls.__name__: cls for cls in beanie_documents.DOCUMENTS}
+    kept: list[tuple[Any, list[Any]]] = []
+    for name, ids in hidden.items():
+        collection = classes[name].get_pymongo_collection()
+        documents = [document async for document in collection.find({"_id": {"$in": sorted(ids)}})]
+        if documents:
+            await collection.delete_many({"_id": {"$in": sorted(ids)}})
+            kept.append((collection, documents))
+    try:
+        yield
+    finally:
+        for collection, documents in kept:
+            await collection.insert_many(documents)
+
+
+def _app(store: Store, policies: list[RowPolicy] | None = None) -> Litestar:
+    plugin = ListingPlugin([store.resource], policies=policies or [])
+    return Litestar(plugins=[*store.plugins, plugin], middleware=[_authenticate])
+
+
+@asynccontextmanager
+async def scene_of(target: Target) -> AsyncIterator[Scene]:
+    """The clients of the property on ``target``: each store opened, each application started."""
+    backend = target.id.split(":", 1)[0]
+    database = target.id.split(":", 1)[1] if ":" in target.id else ""
+    document = target.resources["things"].backend.capabilities.filter_syntax is FilterSyntax.DOCUMENT
+    sets = ["direct", *(["inherited"] if target.resources["things"].backend.capabilities.inherited_policies else [])]
+    async with AsyncExitStack() as stack:
+
+        async def store(name: str, invisible: Ids | None, visible: Ids | None) -> Store:
+            if backend == "sqlalchemy":
+                return await stack.enter_async_context(sqlalchemy_store(database, name, invisible))
+            if backend == "piccolo":
+                return await stack.enter_async_context(piccolo_store(database, name, invisible))
+            if backend == "beanie":
+                return Store(listed(beanie_backend("things"), document=True))
+            return memory_store(visible)
+
+        async def client(app: Litestar) -> httpx.AsyncClient:
+            # The application's start and end on this loop, where the stores' connections live.
+            await stack.enter_async_context(app.lifespan())
+            transport = httpx.ASGITransport(app=app)
+            return await stack.enter_async_context(httpx.AsyncClient(transport=transport, base_url=BASE_URL))
+
+        full = await store(f"{HOSTILE_DATABASE}_{backend}_full", None, None)
+        scene = Scene(target, document, {}, {})
+        scene.policed = {policy_set: await client(_app(full, row_policies(policy_set))) for policy_set in sets}
+        scene.twins[sets[0], ADMIN] = await client(_app(full))
+        for policy_set in sets:
+            for company in COMPANY_IDS:
+                user = "none" if company is None else str(company)
+                visible = visible_ids(policy_set, company)
+                invisible = invisible_ids(visible)
+                if backend == "beanie":
+                    scene.twins[policy_set, user] = scene.twins[sets[0], ADMIN]
+                    scene.beanie_hidden[policy_set, user] = invisible
+                    continue
+                twin = await store(f"{HOSTILE_DATABASE}_{backend}_{policy_set}_{user}", invisible, visible)
+                scene.twins[policy_set, user] = await client(_app(twin))
+        yield scene
+
+
+def test_every_readable_part_of_an_answer_ignores_invisible_rows(opened: Opened) -> None:
+    target = opened.target
+    if not target.resources["things"].backend.capabilities.row_policies:
+        return
+    loop = opened.loop
+
+    async def run() -> Scene:
+        # The applications start and stop in this task (their lifespans hold cancel scopes); the
+        # property's examples come from a thread of their own and run on this loop meanwhile.
+        async with scene_of(target) as scene:
+            field_map = listed(target.resources["things"].backend, document=scene.document).field_map
+            domain = Domain.of(field_map, memory_rows())
+
+            @profile()
+            @given(query=hostile_queries(domain, document=scene.document))
+            def isolated(query: str) -> None:
+                asyncio.run_coroutine_threadsafe(scene.check(query), loop).result()
+
+            await asyncio.to_thread(isolated)
+            return scene
+
+    scene = loop.run_until_complete(run())
+    summary = (
+        f"{target.id} ({profile_name()} profile): {scene.queries} queries, {scene.compared} answers compared "
+        f"(GET and HEAD, up to three pages each), {scene.rows_seen} rows seen"
+    )
+    print(summary)  # noqa: T201 - the tally, shown by ``pytest -rP`` or ``-s``
+    assert scene.queries >= profile().max_examples, summary
+    assert scene.rows_seen > scene.queries, summary
