@@ -873,6 +873,30 @@ _TABLE: tuple[Case, ...] = (
         2,
         needs=MANY,
     ),
+    # ---------------------------------------------------------------- missing related rows
+    # A related row that is missing reads like a hidden one (fixture.MISSING): thing 2 links red and
+    # a tag that does not exist, thing 3 only such a tag; thing 7's only part names a supplier that
+    # does not exist. A to-many path sees only the related rows that exist; a to-one step to a
+    # missing row reads NULL.
+    Case("missing:m2m-isnull-true", "id__in=2,3&tags__name__isnull=true", (), 0, needs=MANY),
+    Case("missing:m2m-isnull-false", "id__in=2,3&tags__name__isnull=false", (2,), 1, needs=MANY),
+    Case("missing:m2m-ne", "id__in=2,3&tags__name__ne=red", (), 0, needs=MANY),
+    Case("missing:m2m-nin", "id__in=2,3&tags__name__nin=blue", (2,), 1, needs=MANY),
+    Case("missing:m2m-eq", "id__in=2,3&tags__name=red", (2,), 1, needs=MANY),
+    Case("missing:o2m-to-one-isnull-true", "id__in=6,7&parts__supplier__name__isnull=true", (7,), 1, needs=MANY),
+    Case("missing:o2m-to-one-isnull-false", "id__in=6,7&parts__supplier__name__isnull=false", (6,), 1,
+         needs=MANY),
+    Case("missing:o2m-to-one-ne", "id__in=6,7&parts__supplier__name__ne=Acme&order_by=id", (7,), 1, needs=MANY),
+    Case("missing:o2m-to-one-nin", "id__in=6,7&parts__supplier__name__nin=Acme,Globex&order_by=id", (7,), 1,
+         needs=MANY),
+    Case("missing:o2m-to-one-eq", "id__in=6,7&parts__supplier__name=Acme", (6,), 1, needs=MANY),
+    Case("missing:o2m-part-itself", "id=7&parts__name=thread%25", (7,), 1, needs=MANY),
+    # Under policies a missing row and a hidden one read alike: Acme's things with a part whose
+    # supplier is none, hidden (not Acme) or missing (7); only 29's one part is Acme's own.
+    Case("policy:tenant:o2m-to-one-missing-or-hidden", "parts__supplier__name__isnull=true&order_by=id",
+         (1, 2, 7, 9, 13, 14, 21, 25), 8, policies=_ACME_POLICIES, needs=POLICY_MANY),
+    Case("policy:tenant:m2m-missing-or-hidden", "id__in=2,3&tags__name__ne=blue", (2,), 1,
+         policies=(*_ACME_POLICIES, ("Tag", (("id", 1),))), needs=POLICY_MANY),
     # ---------------------------------------------------------------- search: §4.2
     Case("search:percent-literal", "search=%25&order_by=id", (7, 21), 2, needs=MANY),
     Case("search:underscore-literal", "search=_&order_by=id", (7, 9, 21), 3, needs=MANY),
