@@ -26,8 +26,8 @@ from tests.backends.engines import sqlite_engine
 from tests.conftest import async_url, postgres_database_url
 from tests.matrix import selected
 
-DATABASES = [target.database for target in selected(backend="sqlalchemy", database="sqlite")] + [
-    target.database for target in selected(backend="sqlalchemy", database="postgresql")
+DATABASES = [
+    target.database for target in selected(backend="sqlalchemy") if target.database in {"sqlite", "postgresql"}
 ]
 pytestmark = pytest.mark.skipif(not DATABASES, reason="SQLAlchemy on SQLite or PostgreSQL is not selected")
 
