@@ -3,6 +3,11 @@
 It is the oracle of the conformance tests: every other backend must return what it returns.
 Rows are dicts; a to-one relation is a nested dict or None, a to-many relation a list of dicts.
 
+A related row that is missing reads exactly like a hidden one (docs: query language, and
+guide/scoping.md): a to-one relation whose row is missing is None, and reads NULL; a to-many list
+may hold None for a link to a missing row (a link row whose key names no row), which is no related
+row: no path reaches it and no load lists it.
+
 Row policies (``ListQuery.policies``) are applied by the plainest reading of their rule: a row of a
 model outside its policy does not exist. The listed rows are filtered by the listed model's policy,
 and wherever a path or an eager load reaches a related row outside its model's policy, that row is
@@ -40,6 +45,11 @@ def _any_of(tests: Sequence[Test]) -> Test:
 
 def _plain(value: object) -> object:
     return value.value if isinstance(value, enum.Enum) else value
+
+
+def _present(rows: Sequence[Row | None] | None) -> list[Row]:
+    """The related rows of a to-many list that exist: a None (a link to a missing row) is none of them."""
+    return [row for row in rows or () if row is not None]
 
 
 class MemoryBackend:
@@ -129,7 +139,7 @@ class MemoryBackend:
         for name, relation in self._graph.entities[entity_name].relations.items():
             value = row.get(name)
             if relation.to_many:
-                children = (self._visible(child, relation.target, policies) for child in value or ())
+                children = (self._visible(child, relation.target, policies) for child in _present(value))
                 pruned[name] = [child for child in children if child is not None]
             elif value is not None:
                 pruned[name] = self._visible(value, relation.target, policies)
@@ -149,7 +159,7 @@ class MemoryBackend:
             relation = entity.relations[name]
             value = row.get(name)
             if relation.to_many:
-                item[name] = [self._item(child, relation.target, subtree) for child in value or ()]
+                item[name] = [self._item(child, relation.target, subtree) for child in _present(value)]
             else:
                 item[name] = None if value is None else self._item(value, relation.target, subtree)
         return item
@@ -166,7 +176,7 @@ class MemoryBackend:
                     if not relation.to_many:
                         following.append(None)
                 elif relation.to_many:
-                    following.extend(item.get(step) or ())
+                    following.extend(_present(item.get(step)))
                 else:
                     following.append(item.get(step))
             current = following

@@ -235,3 +235,23 @@ async def test_to_one_loads_follow_the_row_policies(target: Target, ids: tuple[i
 
 async def test_the_memory_oracle_loads_under_the_row_policies_alike() -> None:
     await test_loaded_relations_follow_the_row_policies(memory_target(), (1, 4, 12, 13, 17, 21, 25))
+
+
+async def test_keyset_pages_with_loads_walk_an_order_two_hops_through_a_policed_model(target: Target) -> None:
+    """The order's joins (owner, then its role, under the User policy) beside the loads' own joins."""
+    resource = target.resources["things"]
+    query = resource.parser.parse([("order_by", "owner__role__code"), ("count", "4")], [])
+    query = dataclasses.replace(query, policies=LOAD_POLICIES)
+    items: list[dict[str, Any]] = []
+    while True:
+        async with target.context() as context:
+            page = await resource.backend.fetch(query, dataclasses.replace(context, load=TO_ONE, keyset=True))
+        items += page.items
+        if len(page.items) < 4:
+            break
+        query = dataclasses.replace(query, after=page.last_key)
+    # Acme's owners by role: Alice admin, Bob dev, alice ops; Carol has none, the others are hidden.
+    admin, dev, ops = (1, 7, 16, 28), (2, 8, 22, 29), (11, 21, 27)
+    rest = sorted(set(range(1, 32)) - {*admin, *dev, *ops})
+    assert [item["id"] for item in items] == [*admin, *dev, *ops, *rest]
+    assert items == [_to_one(expected_under_policies(item["id"])) for item in items]

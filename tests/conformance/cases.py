@@ -108,6 +108,12 @@ _ACME_POLICIES = (("Thing", (("company_id", 1),)), ("User", (("company_id", 1),)
 _GLOBEX_POLICIES = (("Thing", (("company_id", 2),)), ("User", (("company_id", 2),)), ("Company", (("id", 2),)))
 _ANONYMOUS_POLICIES: tuple[tuple[str, None], ...] = (("User", None), ("Company", None))
 _UMBRELLA_PARTS = (("Part", (("supplier_id", 4),)),)
+_UNRESTRICTED_POLICIES: tuple[tuple[str, tuple[tuple[str, object], ...]], ...] = (
+    ("Thing", ()), ("User", ()), ("Company", ()),
+)  # fmt: skip
+_BY_OWNER_ROLE = (  # owner__role__code (admin, dev, ops, then none), ties by id
+    1, 6, 7, 16, 20, 26, 28, 31, 2, 8, 9, 10, 22, 25, 29, 4, 11, 12, 21, 27, 3, 5, 13, 14, 15, 17, 18, 19, 23, 24, 30,
+)  # fmt: skip
 POLICY = frozenset({"row_policies"})
 """Row policies (``Capabilities.row_policies``)."""
 POLICY_REL = POLICY | REL
@@ -877,6 +883,30 @@ _TABLE: tuple[Case, ...] = (
         2,
         needs=MANY,
     ),
+    # ---------------------------------------------------------------- missing related rows
+    # A related row that is missing reads like a hidden one (fixture.MISSING): thing 2 links red and
+    # a tag that does not exist, thing 3 only such a tag; thing 7's only part names a supplier that
+    # does not exist. A to-many path sees only the related rows that exist; a to-one step to a
+    # missing row reads NULL.
+    Case("missing:m2m-isnull-true", "id__in=2,3&tags__name__isnull=true", (), 0, needs=MANY),
+    Case("missing:m2m-isnull-false", "id__in=2,3&tags__name__isnull=false", (2,), 1, needs=MANY),
+    Case("missing:m2m-ne", "id__in=2,3&tags__name__ne=red", (), 0, needs=MANY),
+    Case("missing:m2m-nin", "id__in=2,3&tags__name__nin=blue", (2,), 1, needs=MANY),
+    Case("missing:m2m-eq", "id__in=2,3&tags__name=red", (2,), 1, needs=MANY),
+    Case("missing:o2m-to-one-isnull-true", "id__in=6,7&parts__supplier__name__isnull=true", (7,), 1, needs=MANY),
+    Case("missing:o2m-to-one-isnull-false", "id__in=6,7&parts__supplier__name__isnull=false", (6,), 1,
+         needs=MANY),
+    Case("missing:o2m-to-one-ne", "id__in=6,7&parts__supplier__name__ne=Acme&order_by=id", (7,), 1, needs=MANY),
+    Case("missing:o2m-to-one-nin", "id__in=6,7&parts__supplier__name__nin=Acme,Globex&order_by=id", (7,), 1,
+         needs=MANY),
+    Case("missing:o2m-to-one-eq", "id__in=6,7&parts__supplier__name=Acme", (6,), 1, needs=MANY),
+    Case("missing:o2m-part-itself", "id=7&parts__name=thread%25", (7,), 1, needs=MANY),
+    # Under policies a missing row and a hidden one read alike: Acme's things with a part whose
+    # supplier is none, hidden (not Acme) or missing (7); only 29's one part is Acme's own.
+    Case("policy:tenant:o2m-to-one-missing-or-hidden", "parts__supplier__name__isnull=true&order_by=id",
+         (1, 2, 7, 9, 13, 14, 21, 25), 8, policies=_ACME_POLICIES, needs=POLICY_MANY),
+    Case("policy:tenant:m2m-missing-or-hidden", "id__in=2,3&tags__name__ne=blue", (2,), 1,
+         policies=(*_ACME_POLICIES, ("Tag", (("id", 1),))), needs=POLICY_MANY),
     # ---------------------------------------------------------------- search: §4.2
     Case("search:percent-literal", "search=%25&order_by=id", (7, 21), 2, needs=MANY),
     Case("search:underscore-literal", "search=_&order_by=id", (7, 9, 21), 3, needs=MANY),
@@ -1203,6 +1233,17 @@ _TABLE: tuple[Case, ...] = (
          (21, 3, 18, 2, 8, 29, 1, 7, 28, 9, 13, 14, 17, 25), 14, policies=_ACME_POLICIES, needs=POLICY_REL),
     Case("policy:anonymous:order-to-one", "order_by=company__name&count=3", (1, 2, 3), 31,
          policies=_ANONYMOUS_POLICIES, needs=POLICY_REL),
+    # Two hops, the first policed: a hidden owner's role sorts as NULL, whatever it is (Frank's is
+    # dev: 9 and 25 sort last); Carol (3, 18) has no role. Roles: Alice admin, Bob dev, alice ops.
+    Case("policy:tenant:order-two-hops", "order_by=owner__role__code&count=50",
+         (1, 7, 28, 2, 8, 29, 21, 3, 9, 13, 14, 17, 18, 25), 14, policies=_ACME_POLICIES, needs=POLICY_REL),
+    Case("policy:tenant:order-two-hops-page-2", "order_by=owner__role__code&count=5&page=2", (29, 21, 3, 9, 13), 14,
+         policies=_ACME_POLICIES, needs=POLICY_REL),
+    Case("policy:tenant:order-two-hops-desc", "order_by=-owner__role__code&count=50",
+         (21, 2, 8, 29, 1, 7, 28, 3, 9, 13, 14, 17, 18, 25), 14, policies=_ACME_POLICIES, needs=POLICY_REL),
+    # Policies that restrict nothing (an administrator's): order:owner-role-code-then-id-desc, ties by id.
+    Case("policy:admin:order-two-hops", "order_by=owner__role__code&count=50", _BY_OWNER_ROLE, 31,
+         policies=_UNRESTRICTED_POLICIES, needs=POLICY_REL),
     # Search through owner__name: nobody but Frank's things mention "frank".
     Case("policy:tenant:search-to-one", "search=frank", (), 0, policies=_ACME_POLICIES, needs=POLICY_MANY),
     Case("policy:admin:search-to-one", "search=frank", (25, 9, 10), 3, needs=POLICY_MANY),

@@ -27,6 +27,7 @@ from tests.conformance.models import (
 __all__ = (
     "COMPANIES",
     "DELETED_IDS",
+    "MISSING",
     "PARTS",
     "ROLES",
     "TAGS",
@@ -34,6 +35,7 @@ __all__ = (
     "THING_TAGS",
     "USERS",
     "company_row",
+    "dangling_rows",
     "memory_rows",
     "orm_objects",
     "part_rows",
@@ -169,10 +171,23 @@ _THING_COLUMNS = (
 DELETED_IDS = frozenset(row[0] for row in THINGS if row[-1] is not None)
 """Things with ``deleted_at`` set: absent from the ``things_live`` resource."""
 
-# Thing tags: thing_id, tag_id.
+MISSING = 99
+"""The id of no tag and of no company: the rows that refer to it dangle.
+
+A related row that is missing reads exactly like a hidden one (docs: query language, and the
+guide's scoping page): a to-many path sees only the related rows that exist, so a link row to no
+tag is no tag of its thing; a to-one path to no row reads NULL. Such rows are written with the
+database's foreign-key checks off (SQLite without ``PRAGMA foreign_keys``, PostgreSQL's
+``session_replication_role = replica``). Read by that rule they change no answer the cases held
+before them: things 2 and 3 keep the tags they had (red, none), and part 8's supplier still reads
+NULL (it had none). The ``missing:*`` cases pin the rule itself.
+"""
+
+# Thing tags: thing_id, tag_id. Two link rows to no tag: thing 2's only other tag is red, thing 3 has none.
 THING_TAGS: tuple[tuple[int, int], ...] = (
     (1, 1), (1, 2),
-    (2, 1),
+    (2, 1), (2, MISSING),
+    (3, MISSING),
     (4, 3),
     (5, 3), (5, 6),
     (6, 5),
@@ -189,7 +204,7 @@ THING_TAGS: tuple[tuple[int, int], ...] = (
     (30, 3),
 )  # fmt: skip
 
-# Parts: id, thing_id, name, quantity, supplier_id.
+# Parts: id, thing_id, name, quantity, supplier_id. Part 8's supplier is missing (thing 7's only part).
 PARTS: tuple[tuple[int, int, str, int | None, int | None], ...] = (
     (1, 1, "bolt", 10, 4),
     (2, 1, "nut", 20, None),
@@ -198,7 +213,7 @@ PARTS: tuple[tuple[int, int, str, int | None, int | None], ...] = (
     (5, 4, "Gear", 3, 3),
     (6, 4, "spring_coil", 1, None),
     (7, 6, "Ωring", 2, 1),
-    (8, 7, "thread%", 100, None),
+    (8, 7, "thread%", 100, MISSING),
     (9, 9, "nut", 0, 4),
     (10, 12, "lever", 7, 2),
     (11, 12, "bolt", 1, 2),
@@ -268,9 +283,16 @@ def part_rows(thing_id: int) -> list[dict[str, Any]]:
 
 
 def tag_rows(thing_id: int) -> list[dict[str, Any]]:
-    """The tags of thing ``thing_id`` in id order."""
+    """The tags of thing ``thing_id`` in id order (a link row to no tag links none)."""
     wanted = [tag_id for owner, tag_id in THING_TAGS if owner == thing_id]
     return [{"id": tag_id, "name": name} for tag_id, name in TAGS if tag_id in wanted]
+
+
+def _linked_tags(thing_id: int) -> list[dict[str, Any] | None]:
+    """The tags of thing ``thing_id`` as the memory backend takes them: a None for each link row to no tag."""
+    tag_ids = {tag_id for tag_id, _ in TAGS}
+    dangling = [None for owner, tag_id in THING_TAGS if owner == thing_id and tag_id not in tag_ids]
+    return [*tag_rows(thing_id), *dangling]
 
 
 def memory_rows() -> list[dict[str, Any]]:
@@ -280,7 +302,8 @@ def memory_rows() -> list[dict[str, Any]]:
         Rows with every column of ``Thing`` (``status`` as its string value, datetimes aware UTC),
         ``owner``/``reviewer``/``company`` as nested dicts or None (users nested to three relations
         from the thing: ``owner.manager.role``), ``tags`` and ``parts`` as lists of dicts (a part
-        with its ``supplier``), and the computed ``part_count``.
+        with its ``supplier``, None when missing; a tag link to no tag as None in ``tags``), and
+        the computed ``part_count``.
     """
     rows: list[dict[str, Any]] = []
     for values in THINGS:
@@ -288,17 +311,19 @@ def memory_rows() -> list[dict[str, Any]]:
         row["owner"] = _user(row["owner_id"], 1)
         row["reviewer"] = _user(row["reviewer_id"], 1)
         row["company"] = company_row(row["company_id"])
-        row["tags"] = tag_rows(row["id"])
+        row["tags"] = _linked_tags(row["id"])
         row["parts"] = part_rows(row["id"])
         row["part_count"] = len(row["parts"])
         rows.append(row)
     return rows
 
 
-def table_rows() -> list[tuple[Table, list[dict[str, Any]]]]:
-    """Every table with its rows as column dicts, in an order that satisfies the foreign keys.
+def table_rows(*, dangling: bool = True) -> list[tuple[Table, list[dict[str, Any]]]]:
+    """Every table with its rows as column dicts, parents before children.
 
-    For ``session.execute(insert(table), rows)``; ``status`` is a ``Status`` member.
+    For ``session.execute(insert(table), rows)``; ``status`` is a ``Status`` member. ``dangling``:
+    include the rows that refer to a missing row (``MISSING``), which only a database that does not
+    check foreign keys takes; False: every other row (``dangling_rows`` gives those).
     """
 
     def columns(names: tuple[str, ...], data: tuple[tuple[Any, ...], ...]) -> list[dict[str, Any]]:
@@ -308,7 +333,7 @@ def table_rows() -> list[tuple[Table, list[dict[str, Any]]]]:
     for thing in things:
         thing["status"] = None if thing["status"] is None else Status(thing["status"])
     tables = ConformanceBase.metadata.tables
-    return [
+    every = [
         (tables["companies"], columns(("id", "name"), COMPANIES)),
         (tables["roles"], columns(("id", "code", "label"), ROLES)),
         (
@@ -320,13 +345,28 @@ def table_rows() -> list[tuple[Table, list[dict[str, Any]]]]:
         (thing_tags, columns(("thing_id", "tag_id"), THING_TAGS)),
         (tables["parts"], columns(("id", "thing_id", "name", "quantity", "supplier_id"), PARTS)),
     ]
+    if dangling:
+        return every
+    return [(table, [row for row in rows if not _dangles(table, row)]) for table, rows in every]
+
+
+def dangling_rows() -> list[tuple[Table, list[dict[str, Any]]]]:
+    """The rows of ``table_rows`` that refer to a missing row, by table (those with none left out)."""
+    every = table_rows()
+    dangling = [(table, [row for row in rows if _dangles(table, row)]) for table, rows in every]
+    return [(table, rows) for table, rows in dangling if rows]
+
+
+def _dangles(table: Table, row: dict[str, Any]) -> bool:
+    """Whether a foreign key of ``row`` names a row its table does not hold (``MISSING``)."""
+    return any(row[key.parent.name] == MISSING for key in table.foreign_keys)
 
 
 def orm_objects() -> list[object]:
     """Model instances of the whole data set, parents before children, for ``session.add_all``.
 
     Foreign keys are set as columns; only ``Thing.tags`` is set through the relation (it fills the
-    association table).
+    association table), so the link rows to no tag are not among them (``table_rows`` has them).
     """
     tags = {tag_id: Tag(id=tag_id, name=name) for tag_id, name in TAGS}
     objects: list[object] = [Company(id=company_id, name=name) for company_id, name in COMPANIES]
@@ -348,7 +388,7 @@ def orm_objects() -> list[object]:
         data = dict(zip(_THING_COLUMNS, values, strict=True))
         data["status"] = None if data["status"] is None else Status(data["status"])
         thing = Thing(**data)
-        thing.tags = [tags[tag_id] for owner, tag_id in THING_TAGS if owner == data["id"]]
+        thing.tags = [tags[tag_id] for owner, tag_id in THING_TAGS if owner == data["id"] and tag_id in tags]
         objects.append(thing)
     objects += [
         Part(id=part_id, thing_id=thing_id, name=name, quantity=quantity, supplier_id=supplier_id)

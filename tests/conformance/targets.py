@@ -9,8 +9,9 @@ from __future__ import annotations
 import dataclasses
 import enum
 import functools
+import sqlite3
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, closing
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,7 +23,8 @@ from piccolo.engine.postgres import PostgresEngine
 from piccolo.engine.sqlite import SQLiteEngine
 from piccolo.querystring import QueryString
 from piccolo.table import create_db_tables, drop_db_tables
-from sqlalchemy import func, insert, select
+from sqlalchemy import Table as SQLAlchemyTable
+from sqlalchemy import func, insert, select, text
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 
 from docs.examples.guide import pooling
@@ -34,7 +36,7 @@ from litestar_listing.backends.sqlalchemy import SQLAlchemyBackend, model_graph,
 from litestar_listing.core.schema import FieldInfo, ValueType
 from tests.apps import serving
 from tests.conformance import beanie_documents, piccolo_tables
-from tests.conformance.fixture import DELETED_IDS, memory_rows, table_rows
+from tests.conformance.fixture import DELETED_IDS, dangling_rows, memory_rows, table_rows
 from tests.conformance.models import ConformanceBase, Part, Thing
 from tests.conftest import async_url, document_store, node_database_url, postgres_database_url, scratch_folder
 from tests.matrix import TestTarget
@@ -180,10 +182,16 @@ def sqlalchemy_backend(
 
 
 async def write_sqlalchemy_rows(engine: AsyncEngine) -> None:
-    """Create the conformance tables anew with SQLAlchemy and insert the fixture rows."""
+    """Create the conformance tables anew with SQLAlchemy and insert the fixture rows.
+
+    Some rows refer to a missing row (``fixture.MISSING``): SQLite's foreign keys are off on
+    SQLAlchemy's connections, and PostgreSQL's are not checked while the rows are written.
+    """
     async with engine.begin() as connection:
         await connection.run_sync(ConformanceBase.metadata.drop_all)
         await connection.run_sync(ConformanceBase.metadata.create_all)
+        if connection.dialect.name == "postgresql":
+            await connection.execute(text(UNCHECKED_FOREIGN_KEYS))
         for table, rows in table_rows():
             if rows:
                 await connection.execute(insert(table), rows)
@@ -246,19 +254,44 @@ def piccolo_engine(database: str, name: str) -> Engine[Any]:
 
 
 async def write_piccolo_rows(engine: Engine[Any]) -> None:
-    """Create the conformance tables with Piccolo and write the fixture rows through Piccolo's queries."""
-    tables = {table._meta.tablename: table for table in piccolo_tables.TABLES}
+    """Create the conformance tables with Piccolo and write the fixture rows through Piccolo's queries.
+
+    The rows that refer to a missing row (``fixture.MISSING``) go last, with the foreign-key checks
+    off: on PostgreSQL through Piccolo in a transaction that does not check them, on SQLite (where
+    Piccolo turns them on for every connection) through a plain ``sqlite3`` connection.
+    """
     with piccolo_tables.bound(engine):
         await drop_db_tables(*reversed(piccolo_tables.TABLES))
         await create_db_tables(*piccolo_tables.TABLES)
-        for sqlalchemy_table, rows in table_rows():
-            table = tables[sqlalchemy_table.name]
-            attributes = {column._meta.db_column_name: column._meta.name for column in table._meta.columns}
-            instances = [
-                table(**{attributes[key]: getattr(value, "value", value) for key, value in row.items()}) for row in rows
-            ]
-            if instances:
-                await table.insert(*instances)
+        for sqlalchemy_table, rows in table_rows(dangling=False):
+            await _insert_piccolo(sqlalchemy_table, rows)
+        if isinstance(engine, SQLiteEngine):
+            with closing(sqlite3.connect(engine.path)) as connection, connection:
+                for table, rows in dangling_rows():
+                    names = list(rows[0])
+                    marks = ", ".join("?" for _ in names)
+                    insert_rows = f"INSERT INTO {table.name} ({', '.join(names)}) VALUES ({marks})"
+                    connection.executemany(insert_rows, [tuple(row.values()) for row in rows])
+            return
+        async with engine.transaction():
+            await piccolo_tables.Company.raw(UNCHECKED_FOREIGN_KEYS)
+            for sqlalchemy_table, rows in dangling_rows():
+                await _insert_piccolo(sqlalchemy_table, rows)
+
+
+UNCHECKED_FOREIGN_KEYS = "SET LOCAL session_replication_role = replica"
+"""PostgreSQL: no foreign-key checks until the transaction ends (as the superuser the tests connect as)."""
+
+
+async def _insert_piccolo(sqlalchemy_table: SQLAlchemyTable, rows: Sequence[Mapping[str, Any]]) -> None:
+    """``rows`` of the conformance table ``sqlalchemy_table`` inserted by its Piccolo table."""
+    table = next(table for table in piccolo_tables.TABLES if table._meta.tablename == sqlalchemy_table.name)
+    attributes = {column._meta.db_column_name: column._meta.name for column in table._meta.columns}
+    instances = [
+        table(**{attributes[key]: getattr(value, "value", value) for key, value in row.items()}) for row in rows
+    ]
+    if instances:
+        await table.insert(*instances)
 
 
 @asynccontextmanager

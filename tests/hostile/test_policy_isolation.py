@@ -92,7 +92,8 @@ def pruned(row: Row, entity: str, rules: Mapping[str, Callable[[Row], bool]]) ->
         if name not in row:
             continue
         if relation.to_many:
-            children = (pruned(child, relation.target, rules) for child in row[name] or ())
+            # A None is a link to a missing row (fixture.MISSING): no row, like a deleted one.
+            children = (pruned(child, relation.target, rules) for child in row[name] or () if child is not None)
             kept[name] = [child for child in children if child is not None]
         elif row[name] is not None:
             kept[name] = pruned(row[name], relation.target, rules)

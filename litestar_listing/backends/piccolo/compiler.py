@@ -268,7 +268,14 @@ class QueryCompiler(RelationalCompiler[Any, QueryString]):
         inner_anchor = relation.secondary if relation.secondary is not None else relation.target
         condition = inner(None, (relation.target, inner_anchor), semi=semi and relation.secondary is None)
         back = relation.column
-        linked = QueryString("({} IS NOT NULL AND {})", back, condition)
+        parts = [QueryString("{} IS NOT NULL", back)]
+        if relation.secondary is not None:
+            # The related table is LEFT JOINed to the joining table: a joining row whose key names no
+            # row would read as a related row of NULLs, which a condition true for NULL would match.
+            # A missing related row is none (docs: guide/scoping.md), so the joined row must exist.
+            target_key = relation.secondary._foreign_key_meta.resolved_target_column
+            parts.append(QueryString("{} IS NOT NULL", getattr(inner_anchor, target_key._meta.name)))
+        linked = self.all_of([*parts, condition])
         subquery = select_statement(relation.link_table, [QueryString("{}", back)], where=linked)
         return QueryString("{} IN ({})", key, opaque(subquery))
 

@@ -406,10 +406,10 @@ class SQLAlchemyBackend:
                 return _Statements(rows_statement, total_statement, labels, key_count, plan)
         if context.load:
             page_statement = page_statement.options(*self._loader_options(context.load, compiler, query))
-            if query.policies:
-                # Loaded relations follow this request's policies, not what the session holds already.
-                page_statement = page_statement.execution_options(populate_existing=True)
-        return _Statements(page_statement, total_statement, labels, key_count, None)
+        # Loaded relations follow this request's policies, not what the session holds already: the
+        # instances are loaded into an identity map of their own (``_load_apart``).
+        apart = bool(context.load and query.policies)
+        return _Statements(page_statement, total_statement, labels, key_count, None, apart=apart)
 
     async def _list(
         self,
@@ -426,14 +426,17 @@ class SQLAlchemyBackend:
         ``values``: the query's values, bound to its shape's statements (``shapes.shape_of``).
         """
         execute: Any = session.execute
-        if statements.plan is not None:
-            # Plain SQL on the session's connection: the session's pending writes go first, as its
-            # autoflush would have sent them.
-            if session.sync_session.autoflush and _has_writes(session):
-                await session.flush()
-            execute = (await session.connection()).execute
-        result = await execute(statements.page, values)
-        rows = result.unique().all() if context.load and statements.plan is None else result.all()
+        outside = statements.plan is not None or statements.apart
+        if outside and session.sync_session.autoflush and _has_writes(session):
+            # Not through the session: its pending writes go first, as its autoflush would have sent them.
+            await session.flush()
+        if statements.apart:
+            rows = await session.run_sync(_load_apart, statements.page, values)
+        else:
+            if statements.plan is not None:  # plain SQL on the session's connection
+                execute = (await session.connection()).execute
+            result = await execute(statements.page, values)
+            rows = result.unique().all() if context.load and statements.plan is None else result.all()
 
         async def count() -> int:
             if counting is not None:
@@ -515,6 +518,27 @@ class _Statements:
     """How many ordering values the page selects last for the keyset (``ListContext.keyset``)."""
     plan: RowPlan | None
     """How plain rows of ``page`` become items; None: ``page`` loads ORM instances."""
+    apart: bool = False
+    """Load ``page``'s instances into an identity map of their own, not the request's session's (``_load_apart``)."""
+
+
+def _load_apart(session: Session, statement: Select[Any], values: Mapping[str, object]) -> list[Row[Any]]:
+    """The rows of ``statement``, its instances loaded by a session of their own on ``session``'s connection.
+
+    An eager load under row policies must not meet the instances the request's session holds: a
+    relation loaded there earlier (unrestricted, or under other policies) would be kept as it is,
+    and the restricted one loaded here would stay on the session's instances after the list. Nor
+    can ``populate_existing`` make the loads overwrite them: a select-in load is a statement of its
+    own, and with that option it would populate again the instances the page statement loaded,
+    resetting the relations it does not load itself to their lazy loader (``lazy="raise"`` raises).
+    Within one list every model has one policy, so a row loaded along two paths loads alike.
+
+    The session joins the connection's transaction (the request's, or its SAVEPOINT) and never ends
+    it (``join_transaction_mode="rollback_only"``); its instances are detached when it closes, their
+    loaded attributes kept.
+    """
+    with Session(bind=session.connection(), join_transaction_mode="rollback_only") as own:
+        return list(own.execute(statement, values).unique().all())
 
 
 def _limit(context: ListContext) -> str | None:

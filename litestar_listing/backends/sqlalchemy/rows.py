@@ -128,7 +128,12 @@ class RowPlan:
             onclause = relation.onclause if allowed is None else and_(relation.onclause, allowed)
             statement = statement.outerjoin(relation.alias, onclause)
         columns: list[ColumnElement[Any]] = [*self.columns, *labelled, *self.loaded]
-        rows = statement.with_only_columns(*columns, maintain_column_froms=True)
+        # The FROM clause is what the new columns, the WHERE clause and the joins imply, as for the
+        # page itself. Keeping the old columns' FROMs would list each alias a labelled value reads
+        # (a keyset's ordering value guarded by a row policy reads the first hop's alias too) as a
+        # FROM of its own beside the join holding it, and the join to the next hop would then have
+        # two left sides to choose from.
+        rows = statement.with_only_columns(*columns)
         return rows.execution_options(**BY_POSITION)
 
     def items(self, rows: Sequence[Sequence[Any]], labels: Sequence[str]) -> list[dict[str, Any]]:
