@@ -99,7 +99,8 @@ class Computed(Generic[ModelT_co, ExpressionT_co]):
         Args:
             name: The computed alias, for the errors.
             name_of: A model's name in the ``ModelGraph`` (its class name), given what ``allowed``
-                was passed (a backend may take an alias there).
+                was passed (a backend may take an alias there); it raises ``ConfigurationError`` for
+                what names no model.
             condition: The backend's condition of a policy (None for none) on the rows of a model
                 that ``alias`` names (None: the backend's default). It raises
                 ``ConfigurationError`` for rows it cannot police.
@@ -113,15 +114,15 @@ class Computed(Generic[ModelT_co, ExpressionT_co]):
         reads = {name_of(model) for model in self.reads}
 
         def allowed(model: Any, alias: Any = None) -> object:
-            read = name_of(model)
-            if read not in reads:
-                msg = f"the computed value {name!r} reads {read}: name it in Computed(reads=...)"
-                raise ConfigurationError(msg)
             try:
-                return condition(model, alias, policies.get(read))
+                read = name_of(model)
+                if read in reads:
+                    return condition(model, alias, policies.get(read))
             except ConfigurationError as error:
                 msg = f"the computed value {name!r}: {error}"
                 raise ConfigurationError(msg) from None
+            msg = f"the computed value {name!r} reads {read}: name it in Computed(reads=...)"
+            raise ConfigurationError(msg)
 
         return self.build(allowed)
 

@@ -164,3 +164,9 @@ def test_piccolos_policy_condition_reads_an_alias() -> None:
     plain = piccolo_policy_condition(piccolo_tables.User, policy, "sqlite")
     assert plain is not None
     assert plain.compile_string(engine_type="sqlite") == ('"users"."company_id" = ?', [2])
+
+
+def test_sqlalchemy_refuses_what_is_no_mapped_entity() -> None:
+    table = Computed(lambda allowed: allowed(User.__table__), reads=(User,))
+    with pytest.raises(ConfigurationError, match=r"'owners': allowed\(\) takes a mapped class or an aliased"):
+        SQLAlchemyBackend(Thing, computed={"owners": table})

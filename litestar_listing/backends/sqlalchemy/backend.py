@@ -645,14 +645,24 @@ def _as_dict(instance: Any, load_tree: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _mapped_class(entity: Any) -> type[Any]:
-    """The mapped class of ``entity``: itself, or the class an ``aliased(...)`` is of."""
-    if isinstance(entity, AliasedClass):
-        return inspect(entity).mapper.class_  # type: ignore[no-any-return]
-    return entity  # type: ignore[no-any-return]
+    """The mapped class of ``entity``: itself, or the class an ``aliased(...)`` is of.
+
+    Raises:
+        ConfigurationError: ``entity`` is neither (a table, a column, an unmapped class).
+    """
+    mapper = getattr(inspect(entity, raiseerr=False), "mapper", None)
+    if mapper is None:
+        msg = f"allowed() takes a mapped class or an aliased(...) of one, not a {type(entity).__name__}"
+        raise ConfigurationError(msg)
+    return mapper.class_  # type: ignore[no-any-return]
 
 
 def _name(entity: Any) -> str:
-    """The model name of a mapped class or of an alias of one (its ``ModelGraph`` entity)."""
+    """The model name of a mapped class or of an alias of one (its ``ModelGraph`` entity).
+
+    Raises:
+        ConfigurationError: ``entity`` is neither.
+    """
     return _mapped_class(entity).__name__
 
 
