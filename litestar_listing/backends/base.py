@@ -49,55 +49,80 @@ class Computed(Generic[ModelT_co, ExpressionT_co]):
 
     A plain computed expression is fixed when the backend is built, so it cannot see the request:
     counting rows of a model that has a row policy, it would count every tenant's rows. A
-    ``Computed`` is built for each list instead, from the request's policies (DESIGN.md, "Row
-    policies"): ``build(allowed)``, where ``allowed(model)`` is the condition that ``model``'s
-    policy puts on its rows for this request, always true when it has none and always false when
-    the request may see none of them. The value is listed and orderable like any computed value.
+    ``Computed`` is built for each list instead, from the request's policies (docs: "Row policies"
+    in docs/guide/scoping.md, and docs/guide/computed.md): ``build(allowed)``, where
+    ``allowed(model, alias=None)`` is the condition that ``model``'s policy puts on the rows the
+    value reads, always true when it has none and always false when the request may see none of
+    them. The value is listed and orderable like any computed value.
 
-    The backends take it where they take a computed expression: ``SQLAlchemyBackend(computed=...)``
-    (``allowed`` gives a ``ColumnElement[bool]``), ``PiccoloBackend(computed=...)`` (a
-    ``QueryString``) and ``BeanieBackend(computed=...)`` (an aggregation expression over ``$$this``,
-    a document of the model, for ``$filter``).
+    The backends take it where they take a computed expression, and ``allowed`` names the rows it
+    is over in each one's terms:
+
+    * ``SQLAlchemyBackend(computed=...)``: a ``ColumnElement[bool]`` over the columns of the entity
+      passed, a mapped class or an ``aliased(...)`` of one (``allowed(child)`` with
+      ``child = aliased(Project)``); SQLAlchemy takes no second argument.
+    * ``PiccoloBackend(computed=...)``: a ``QueryString`` over the table's rows as the statement
+      names them: ``allowed(Table)`` over ``"<table>"."<column>"``, ``allowed(Table, "child")`` over
+      ``"child"."<column>"``, for ``FROM <table> AS child``.
+    * ``BeanieBackend(computed=...)``: an aggregation expression over ``$$this`` (``allowed(Document)``)
+      or ``$$child`` (``allowed(Document, "child")``), a document of the class as the ``$filter`` or
+      ``$map`` that reads it names it (its ``as``).
+
+    A value that reads the listed model itself (a self-reference, or the same model twice) reads it
+    through aliases. On SQLAlchemy and Piccolo ``allowed`` of the listed model unaliased is refused
+    when the backend is built: those columns are the listed row's, which its own policy already
+    restricts, not the rows the value counts.
 
     Attributes:
         build: ``allowed -> expression``: the value as the backend's expression, called at most
-            once per dialect and distinct set of policies (the backends keep the result).
-        reads: The models ``build`` passes to ``allowed`` (mapped classes, tables or documents).
-            Their policies are resolved with the listed model's, and the plugin refuses at start a
-            model some resource scopes that has no row policy (``Resource.public_paths`` may name
-            the computed value instead). ``allowed`` of any other model is a ``ConfigurationError``.
+            once per dialect and distinct set of policies (the backends keep the result), and once
+            when the backend is built, without policies.
+        reads: The models ``build`` passes to ``allowed`` (mapped classes, tables or documents; an
+            alias reads its model). Their policies are resolved with the listed model's, and the
+            plugin refuses at start a model some resource scopes that has no row policy
+            (``Resource.public_paths`` may name the computed value instead). ``allowed`` of any
+            other model is a ``ConfigurationError``.
     """
 
-    build: Callable[[Callable[[Any], Any]], ExpressionT_co]
+    build: Callable[[Callable[..., Any]], ExpressionT_co]
     reads: tuple[ModelT_co, ...]
 
     def built(
         self,
-        alias: str,
+        name: str,
         name_of: Callable[[Any], str],
-        condition: Callable[[Any, Policy | None], object],
+        condition: Callable[[Any, Any, Policy | None], object],
         policies: Mapping[str, Policy],
     ) -> ExpressionT_co:
-        """The expression for one list: ``build`` with ``allowed(model) = condition(model, its policy)``.
+        """The expression for one list: ``build`` with ``allowed(model, alias) = condition(model, alias, its policy)``.
 
         Args:
-            alias: The computed alias, for the error.
-            name_of: A model's name in the ``ModelGraph`` (its class name).
-            condition: The backend's condition of a policy, or of None for none.
+            name: The computed alias, for the errors.
+            name_of: A model's name in the ``ModelGraph`` (its class name), given what ``allowed``
+                was passed (a backend may take an alias there); it raises ``ConfigurationError`` for
+                what names no model.
+            condition: The backend's condition of a policy (None for none) on the rows of a model
+                that ``alias`` names (None: the backend's default). It raises
+                ``ConfigurationError`` for rows it cannot police.
             policies: The list's policies by model name (``ListQuery.policies``).
 
         Raises:
-            ConfigurationError: ``build`` asked for a model that is not in ``reads``: its policy
-                was not resolved, so the value could count rows the request may not see.
+            ConfigurationError: ``build`` asked for a model that is not in ``reads`` (its policy
+                was not resolved, so the value could count rows the request may not see), or for
+                rows the backend refuses; the message names the computed value.
         """
         reads = {name_of(model) for model in self.reads}
 
-        def allowed(model: Any) -> object:
-            name = name_of(model)
-            if name not in reads:
-                msg = f"the computed value {alias!r} reads {name}: name it in Computed(reads=...)"
-                raise ConfigurationError(msg)
-            return condition(model, policies.get(name))
+        def allowed(model: Any, alias: Any = None) -> object:
+            try:
+                read = name_of(model)
+                if read in reads:
+                    return condition(model, alias, policies.get(read))
+            except ConfigurationError as error:
+                msg = f"the computed value {name!r}: {error}"
+                raise ConfigurationError(msg) from None
+            msg = f"the computed value {name!r} reads {read}: name it in Computed(reads=...)"
+            raise ConfigurationError(msg)
 
         return self.build(allowed)
 

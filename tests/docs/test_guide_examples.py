@@ -33,8 +33,9 @@ import pytest
 from litestar import Litestar
 from litestar.routes import HTTPRoute
 from litestar.testing import TestClient
+from sqlalchemy import func, select
 
-from litestar_listing import ConfigurationError, Resource
+from litestar_listing import Computed, ConfigurationError, Resource
 from litestar_listing.backends.sqlalchemy import SQLAlchemyBackend
 from litestar_listing.plugin import ListingRouteHandler
 from tests.schema_check import problems
@@ -52,6 +53,7 @@ SQL_EXAMPLES = (
     "jwt",
     "soft_delete",
     "computed",
+    "computed_aliases",
     "enrichment",
     "eager_loading",
     "security",
@@ -513,6 +515,53 @@ def test_computed_columns_are_listed_and_orderable(clients: Clients) -> None:
         assert [(item["id"], item["open_tasks"]) for item in body["data"]] == [(2, 3), (1, 1), (3, 0)]
         assert ids(get(client, f"/api/v1/{name}/?order_by=open_tasks")) == [3, 1, 2]
         assert error_keys(get(client, f"/api/v1/{name}/?open_tasks=1", status=400)) == ["open_tasks"]
+
+
+SUB_PROJECTS = {
+    # Acme's Website has two sub-projects, one of them Globex's: Ann sees one.
+    "ann": [(1, 1), (3, 0), (7, 0)],
+    "bob": [(2, 2), (4, 0), (5, 0), (6, 0)],
+    "root": [(1, 2), (2, 2), (3, 0), (4, 0), (5, 0), (6, 0), (7, 0)],
+}
+"""``(id, sub_projects)`` by ``order_by=-sub_projects`` per user, counted by hand from the example's ``PROJECTS``."""
+
+
+def _sub_projects(client: TestClient[Litestar], name: str, user: str) -> list[tuple[int, int]]:
+    body = get(client, f"/api/v1/{name}/?order_by=-sub_projects", user)
+    return [(item["id"], item["sub_projects"]) for item in body["data"]]
+
+
+@pytest.mark.parametrize("user", sorted(SUB_PROJECTS))
+def test_a_self_reference_counts_the_visible_children_only(clients: Clients, user: str) -> None:
+    for name in ("projects", "piccolo-projects"):
+        assert _sub_projects(clients["computed_aliases"], name, user) == SUB_PROJECTS[user]
+
+
+def test_a_self_reference_on_beanie_counts_the_visible_children_only() -> None:
+    pytest.importorskip("mongomock_motor")
+    from tests.document_store.mongomock_adapter import check_versions, mongomock_client
+
+    check_versions()
+    app = example("computed_aliases").create_beanie_app(mongomock_client()["docs_guide_aliases"])
+    with TestClient(app, raise_server_exceptions=True) as client:
+        for user, expected in SUB_PROJECTS.items():
+            assert _sub_projects(client, "mongo-projects", user) == expected
+
+
+def test_the_listed_model_unaliased_is_refused_at_start() -> None:
+    aliases = example("computed_aliases")
+    project = aliases.Project
+    leaky = Computed(
+        lambda allowed: (
+            select(func.count(aliases.child.id))
+            .where(aliases.child.parent_id == project.id, allowed(project))
+            .correlate(project)
+            .scalar_subquery()
+        ),
+        reads=(project,),
+    )
+    with pytest.raises(ConfigurationError, match=r"pass it: child = aliased\(Project\), allowed\(child\)"):
+        SQLAlchemyBackend(project, computed={"sub_projects": leaky})
 
 
 # ---------------------------------------------------------------- enrichment.md

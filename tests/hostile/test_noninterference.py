@@ -31,9 +31,9 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import sqlite3
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
-from typing import Any
+from typing import Any, cast
 
 import asyncpg
 import httpx
@@ -41,6 +41,8 @@ from advanced_alchemy.extensions.litestar import SQLAlchemyAsyncConfig, SQLAlche
 from hypothesis import given
 from litestar import Litestar
 from litestar.connection import ASGIConnection
+from piccolo.engine.postgres import PostgresEngine
+from piccolo.engine.sqlite import SQLiteEngine
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from litestar_listing import ListingBackend, ListingPlugin, MemoryBackend, Resource, RowPolicy, ScopeRule, tenant_scope
@@ -199,17 +201,15 @@ async def sqlalchemy_store(database: str, name: str, invisible: Ids | None) -> A
     engine = create_async_engine(async_url(postgres) if postgres else f"sqlite+aiosqlite:///{path}")
     prepare_engine(engine)
     await write_sqlalchemy_rows(engine)
-    if invisible is not None:
-        await (_delete_postgres(postgres, invisible) if postgres else _as_coroutine(_delete_sqlite, path, invisible))
+    if invisible is not None and postgres:
+        await _delete_postgres(postgres, invisible)
+    elif invisible is not None:
+        _delete_sqlite(path, invisible)
     config = SQLAlchemyAsyncConfig(engine_instance=engine)
     try:
         yield Store(listed(sqlalchemy_backend("things", config=config), document=False), [SQLAlchemyPlugin(config)])
     finally:
         await engine.dispose()
-
-
-async def _as_coroutine(function: Callable[..., None], *arguments: Any) -> None:
-    function(*arguments)
 
 
 @asynccontextmanager
@@ -218,20 +218,19 @@ async def piccolo_store(database: str, name: str, invisible: Ids | None) -> Asyn
     engine = piccolo_engine(database, name)
     await write_piccolo_rows(engine)
     postgres = postgres_target_url(database, name)
-    if invisible is not None:
-        if postgres:
-            await _delete_postgres(postgres, invisible)
-        else:
-            _delete_sqlite(engine.path, invisible)  # type: ignore[attr-defined]
+    if invisible is not None and postgres:
+        await _delete_postgres(postgres, invisible)
+    elif invisible is not None and isinstance(engine, SQLiteEngine):
+        _delete_sqlite(engine.path, invisible)
     prepare_piccolo_engine(engine)
-    pooled = postgres is not None
-    if pooled:
-        await engine.start_connection_pool()  # type: ignore[attr-defined]
+    pooled = engine if isinstance(engine, PostgresEngine) else None
+    if pooled is not None:
+        await pooled.start_connection_pool()
     try:
         yield Store(listed(piccolo_backend("things", engine=engine), document=False))
     finally:
-        if pooled:
-            await engine.close_connection_pool()  # type: ignore[attr-defined]
+        if pooled is not None:
+            await pooled.close_connection_pool()
 
 
 def _prune(row: Mapping[str, Any], entity: str, visible: Ids) -> dict[str, Any] | None:
@@ -358,7 +357,7 @@ async def scene_of(target: Target) -> AsyncIterator[Scene]:
         async def client(app: Litestar) -> httpx.AsyncClient:
             # The application's start and end on this loop, where the stores' connections live.
             await stack.enter_async_context(app.lifespan())
-            transport = httpx.ASGITransport(app=app)
+            transport = httpx.ASGITransport(app=cast("Any", app))
             return await stack.enter_async_context(httpx.AsyncClient(transport=transport, base_url=BASE_URL))
 
         full = await store(f"{HOSTILE_DATABASE}_{backend}_full", None, None)

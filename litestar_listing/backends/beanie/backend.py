@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
@@ -23,6 +24,10 @@ if TYPE_CHECKING:
     from pymongo.asynchronous.collection import AsyncCollection
 
 __all__ = ("BeanieBackend", "policy_filter")
+
+_VARIABLE = re.compile(r"[a-z][A-Za-z0-9_]*")
+"""A user variable of an aggregation expression: MongoDB's system variables (``$$ROOT``, ``$$CURRENT``) are
+upper case, and ``$$ROOT`` is the listed document, not a counted one."""
 
 _KEEPING_STAGES = frozenset({"$lookup", "$graphLookup", "$addFields", "$set", "$project", "$unset", "$sort"})
 """Pipeline stages that never leave a document out; any other stage of a base pipeline may."""
@@ -68,11 +73,16 @@ class BeanieBackend:
             only when mapped here (``("$field", type)``). The expression may be a ``Computed``, built
             per list from the request's row policies of the classes it reads: ``allowed(Document)``
             is an expression over ``$$this``, a document of that class, for ``$filter`` (``True``
-            when it has no policy).
+            when it has no policy); ``allowed(Document, "child")`` is over ``$$child``, for a
+            ``$filter`` or ``$map`` with ``"as": "child"`` (two documents of one class in one
+            expression, docs: "Computed values", docs/guide/computed.md).
 
     Raises:
         ConfigurationError: On ``model_graph``/``prepare``: an unresolvable link, a computed
-            type the listing cannot order, or a pipeline stage that is not a one-operator mapping.
+            type the listing cannot order, or a pipeline stage that is not a one-operator mapping;
+            a ``Computed`` value that passes ``allowed`` a class it does not name in ``reads`` or a
+            variable that is not a user variable's name (lower-case initial; ``ROOT`` would be the
+            listed document).
     """
 
     capabilities = Capabilities(
@@ -107,6 +117,12 @@ class BeanieBackend:
         self._compiler: PipelineCompiler | None = None
         self._compilers: PerPolicies[PipelineCompiler] = PerPolicies(tuple(self._reads))
         self._computed_fields: dict[str, FieldInfo] | None = None
+        # Each Computed value built once with every condition true, so that one asking for documents
+        # it cannot police is refused here, before any request; the classes it reads are introspected
+        # later, when the application starts (``prepare``).
+        for name, (expression, _) in self._computed.items():
+            if isinstance(expression, Computed):
+                expression.built(name, _name, _checked, {})
 
     @property
     def narrows_rows(self) -> bool:
@@ -154,11 +170,16 @@ class BeanieBackend:
         self._compiler = PipelineCompiler(self.documents(), self._pipeline, self._expressions({}))
 
     def _expressions(self, policies: Mapping[str, Policy]) -> dict[str, Any]:
-        """The computed expressions of a list with ``policies`` (``Computed`` values built for them)."""
+        """The computed expressions of a list with ``policies`` (``Computed`` values built for them).
 
-        def condition(document: type[Document], policy: Policy | None) -> Any:
+        Raises:
+            ConfigurationError: A ``Computed`` value names a variable that is not a user variable's.
+        """
+
+        def condition(document: type[Document], alias: object, policy: Policy | None) -> Any:
+            variable = _variable(document, alias)
             documents = self._read(document.__name__)
-            allowed = PipelineCompiler(documents).policy_expression(documents.info(document), policy)
+            allowed = PipelineCompiler(documents).policy_expression(documents.info(document), policy, variable)
             return True if allowed is None else allowed
 
         return {
@@ -223,6 +244,28 @@ class BeanieBackend:
 
 def _name(document: type[Document]) -> str:
     return document.__name__
+
+
+def _variable(document: type[Document], alias: object) -> str:
+    """The variable ``allowed(document, alias)`` is over: ``this`` by default, else ``alias``.
+
+    Raises:
+        ConfigurationError: ``alias`` is not a user variable's name.
+    """
+    variable = "this" if alias is None else alias
+    if not isinstance(variable, str) or not _VARIABLE.fullmatch(variable):
+        msg = (
+            f"allowed({document.__name__}, {alias!r}): the alias is the variable the documents are bound "
+            f"to (the 'as' of a $filter or $map), a name with a lower-case initial"
+        )
+        raise ConfigurationError(msg)
+    return variable
+
+
+def _checked(document: type[Document], alias: object, _policy: Policy | None) -> bool:
+    """The condition of a build that only checks what ``allowed`` is asked for (``_variable``)."""
+    _variable(document, alias)
+    return True
 
 
 def _reads(expression: object) -> tuple[str, ...]:

@@ -210,15 +210,26 @@ class PipelineCompiler:
                 parts.append(self.op_eq(key, item.value))
         return _all_of(parts) if parts else None
 
-    def policy_expression(self, info: DocumentInfo, policy: Policy | None) -> Any:
-        """``policy`` on ``$$this``, a document of ``info``, as an aggregation expression (for ``$filter``)."""
+    def policy_expression(self, info: DocumentInfo, policy: Policy | None, variable: str = "this") -> Any:
+        """``policy`` on ``$$<variable>``, a document of ``info``, as an aggregation expression.
+
+        Args:
+            info: The document class.
+            policy: Its policy, or None for none.
+            variable: The variable the document is bound to: ``this`` in a ``$filter`` or ``$map``
+                without ``as``, else its ``as``.
+
+        Returns:
+            The expression, ``False`` when the policy lets no document through, or None when it
+            restricts nothing.
+        """
         if policy is None:
             return None
         if not policy.visible:
             return False
         parts: list[Any] = []
         for item in policy.filters:
-            value = f"$$this.{info.keys[item.path.field]}"
+            value = f"$${variable}.{info.keys[item.path.field]}"
             present = {"$ifNull": [value, None]}
             if item.operator.name == "isnull":
                 parts.append({"$eq" if item.value else "$ne": [present, None]})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import re
 import sqlite3
 from collections import OrderedDict
 from collections.abc import Coroutine, Mapping, Sequence
@@ -32,7 +33,7 @@ from litestar_listing.backends.base import (
     driver_unavailable,
     read_models,
 )
-from litestar_listing.backends.piccolo.compiler import Compiled, Dialect, QueryCompiler, render_condition
+from litestar_listing.backends.piccolo.compiler import Compiled, Dialect, QueryCompiler, TableAlias, render_condition
 from litestar_listing.backends.piccolo.introspection import Tables, field_info
 from litestar_listing.backends.piccolo.loading import Guard, Node, Selection, load_many, plan
 from litestar_listing.backends.relational.compiler import KEY_LABEL, with_followed
@@ -50,6 +51,9 @@ if TYPE_CHECKING:
 __all__ = ("FoldingConnection", "PiccoloBackend", "policy_condition", "prepare_engine")
 
 _DIALECTS: Mapping[str, Dialect] = {"sqlite": "sqlite", "postgres": "postgres"}
+
+_ALIAS = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+"""A table alias ``policy_condition`` renders (quoted): an SQL identifier, never one of Piccolo's join aliases."""
 
 _PageSelection = tuple[Node, list[QueryString], list[tuple[str, str]]]
 """The listed entity's plan, the page's select list, and ``(computed name, alias)`` pairs."""
@@ -121,9 +125,12 @@ class PiccoloBackend:
             soft-deleted rows (spec §4.4.11): a Piccolo condition or a ``QueryString``.
         computed: Computed aliases mapped to ``(SQL expression, column type)``; the expression may be a
             ``Computed``, built per list from the request's row policies of the tables it reads
-            (``allowed(Table)`` is ``policy_condition``'s, or an always-true condition), e.g.
+            (``allowed(Table, alias=None)`` is ``policy_condition``'s over the rows the statement
+            reads as ``alias``, the table's own name by default, or an always-true condition), e.g.
             ``{"part_count": (QueryString("(SELECT COUNT(*) FROM parts WHERE parts.thing_id = {})",
             Thing.id), Integer())}``; they are orderable and appear in each item (spec §4.3.2).
+            Rows of the listed table itself (a self-reference) are read under an alias:
+            ``FROM things AS "child"`` and ``allowed(Thing, "child")``.
         reverse: Reverse relations (to-many) by name, each as the foreign key pointing back, e.g.
             ``{"parts": Part.thing}``; Piccolo declares no such side itself.
         replicas: Read replicas (PostgreSQL hot standbys) by their names in the engine's
@@ -133,6 +140,12 @@ class PiccoloBackend:
             more than ``max_replica_lag`` seconds is skipped, and a list it fails (unreachable, or
             cancelled by a recovery conflict) runs again on the primary (docs: "Scaling out").
         max_replica_lag: Seconds of replay lag beyond which a replica is skipped.
+
+    Raises:
+        ConfigurationError: A ``Computed`` value passes ``allowed`` a table it does not name in
+            ``reads``, an alias that is not an SQL identifier, or rows under the listed table's own
+            name: in the value's subquery those columns are the listed row's, so the condition would
+            restrict it, not the rows the value counts (docs: "Computed values", docs/guide/computed.md).
 
     A ``ForeignKey`` gives a relation under its attribute name and a field under its column name
     (``owner`` and ``owner_id``). Items are dicts of the public fields, the computed values and the
@@ -174,6 +187,9 @@ class PiccoloBackend:
                 if isinstance(value, Computed)
                 for read in value.reads
             )
+        # Built once without policies, so that a Computed value asking for rows it cannot police is
+        # refused here, before any request.
+        self._expressions({}, "postgres")
         self._computed_fields: dict[str, FieldInfo] = {}
         for name, (expression, column_type) in (computed or {}).items():
             column = column_type() if isinstance(column_type, type) else column_type
@@ -239,17 +255,40 @@ class PiccoloBackend:
             raise ConfigurationError(msg)
 
         def build(policies: Mapping[str, Policy]) -> QueryCompiler:
-            def condition(table: type[Table], policy: Policy | None) -> QueryString:
-                allowed = policy_condition(table, policy, engine.engine_type, policies=policies)
-                return _table_compiler(table, dialect).constant(value=True) if allowed is None else allowed
-
-            computed = {
-                name: value.built(name, _name, condition, policies) if isinstance(value, Computed) else value
-                for name, value in self._computed.items()
-            }
-            return QueryCompiler(self._tables, computed, self._where, dialect)
+            return QueryCompiler(self._tables, self._expressions(policies, dialect), self._where, dialect)
 
         return self._compilers.get(engine.engine_type, query, build)
+
+    def _expressions(self, policies: Mapping[str, Policy], dialect: Dialect) -> dict[str, QueryString]:
+        """The computed expressions of a list with ``policies`` on ``dialect`` (``Computed`` values built for them).
+
+        Raises:
+            ConfigurationError: A ``Computed`` value asks for rows under the listed table's own name,
+                or under an alias that is not an SQL identifier.
+        """
+        listed = self.table._meta.tablename
+
+        def condition(table: type[Table], alias: object, policy: Policy | None) -> QueryString:
+            if alias is not None and not isinstance(alias, str):
+                msg = f"allowed({table.__name__}, {alias!r}): the alias is the name the statement reads the rows as"
+                raise ConfigurationError(msg)
+            if (alias or table._meta.tablename) == listed:
+                shown = table.__name__ if alias is None else f"{table.__name__}, {alias!r}"
+                msg = (
+                    f'allowed({shown}) is over "{listed}", the name the listed rows are read under: in the '
+                    f"value's subquery those columns are the listed row's, so the condition would be about "
+                    f"that row (which its own policy restricts already), not about the rows the value "
+                    f'counts. Read them under an alias and pass it: FROM {table._meta.tablename} AS "child" '
+                    f'and allowed({table.__name__}, "child")'
+                )
+                raise ConfigurationError(msg)
+            allowed = policy_condition(table, policy, dialect, alias=alias, policies=policies)
+            return _table_compiler(table, dialect).constant(value=True) if allowed is None else allowed
+
+        return {
+            name: value.built(name, _name, condition, policies) if isinstance(value, Computed) else value
+            for name, value in self._computed.items()
+        }
 
     def _page_selection(
         self, load: tuple[str, ...], computed: Mapping[str, QueryString], guard: Guard | None = None
@@ -539,18 +578,21 @@ def policy_condition(
     policy: Policy | None,
     engine_type: str = "postgres",
     *,
+    alias: str | None = None,
     policies: Mapping[str, Policy] | None = None,
 ) -> QueryString | None:
     """The condition ``policy`` puts on rows of ``table``, for statements of one's own (docs: scoping, "Row policies").
 
-    For enrichment and computed values that count rows of a table with a policy; the columns are
-    those of ``table`` itself (``FROM <table>`` without an alias). ``policies`` come from
-    ``request_policies(context)``.
+    For enrichment and computed values that count rows of a table with a policy; ``policies`` come
+    from ``request_policies(context)``.
 
     Args:
         table: The table the statement reads.
         policy: Its policy for the request, or None for none.
         engine_type: The engine's ``engine_type`` (``"sqlite"`` or ``"postgres"``).
+        alias: The name the statement reads the rows as, ``FROM <table> AS "<alias>"``: the columns
+            are ``"<alias>"."<column>"``. None: those of ``table`` itself, ``"<table>"."<column>"``
+            (``FROM <table>`` without an alias).
         policies: Every policy of the request by model name, which a policy that follows a relation
             (``RowPolicy(through=...)``) reads for the related table.
 
@@ -559,9 +601,13 @@ def policy_condition(
         restricts nothing.
 
     Raises:
-        ConfigurationError: ``engine_type`` is neither SQLite nor PostgreSQL, or ``policy`` follows a
-            relation and ``policies`` was not given.
+        ConfigurationError: ``engine_type`` is neither SQLite nor PostgreSQL, ``alias`` is not an SQL
+            identifier (letters, digits and underscores, not starting with a digit), or ``policy``
+            follows a relation and ``policies`` was not given.
     """
+    if alias is not None and not _ALIAS.fullmatch(alias):
+        msg = f"the alias {alias!r} of {table.__name__} is not an SQL identifier (letters, digits, underscores)"
+        raise ConfigurationError(msg)
     if policy is None:
         return None
     dialect = _DIALECTS.get(engine_type)
@@ -569,8 +615,9 @@ def policy_condition(
         msg = f"PiccoloBackend runs on SQLite and PostgreSQL, not {engine_type!r}"
         raise ConfigurationError(msg)
     compiler = _table_compiler(table, dialect)
+    anchor = table if alias is None else TableAlias(table, alias)
     condition: QueryString | None = compiler.policy_condition(
-        (table, table), policy.entity, with_followed(policy, policies)
+        (table, anchor), policy.entity, with_followed(policy, policies)
     )
     return condition
 

@@ -35,6 +35,7 @@ __all__ = (
     "Compiled",
     "Dialect",
     "QueryCompiler",
+    "TableAlias",
     "opaque",
     "render_condition",
     "select_statement",
@@ -42,11 +43,28 @@ __all__ = (
 
 
 Dialect = Literal["sqlite", "postgres"]
-Anchor = Any  # a Table class (the scope's own table) or a ForeignKey copy carrying its call chain
+Anchor = Any  # a Table class (the scope's own table), a ForeignKey copy carrying its call chain, or a TableAlias
 Place = tuple[type[Table], Anchor]  # a table and the anchor its columns are reached through
 
 _TRUE = "1 = 1"
 _FALSE = "1 = 0"
+
+
+@dataclass(frozen=True, slots=True)
+class TableAlias:
+    """``table`` as a statement of one's own names it, ``FROM <table> AS "<name>"``: an anchor of its columns.
+
+    Its columns render as ``"<name>"."<column>"`` and ask the enclosing statement for no join: a
+    condition over them is over the rows that name reads, whatever the statement around it is.
+    """
+
+    table: type[Table]
+    name: str
+
+    def column(self, attribute: str) -> QueryString:
+        """The column of ``table`` whose attribute name is ``attribute``, under the alias."""
+        column = self.table._meta.get_column_by_name(attribute)
+        return QueryString(f'"{self.name}"."{column._meta.db_column_name}"')
 
 
 def driver_value(value: Any) -> Any:
@@ -279,13 +297,16 @@ class QueryCompiler(RelationalCompiler[Any, QueryString]):
         subquery = select_statement(relation.link_table, [QueryString("{}", back)], where=linked)
         return QueryString("{} IN ({})", key, opaque(subquery))
 
-    def field(self, place: Place, name: str) -> Column:
-        """The column of field ``name`` of ``place``'s table, reached through its anchor's joins."""
+    def field(self, place: Place, name: str) -> Column | QueryString:
+        """The column of field ``name`` of ``place``'s table, reached through its anchor's joins, or under its alias."""
         table, anchor = place
-        return getattr(anchor, self.tables.info[table].fields[name]._meta.name)  # type: ignore[no-any-return]
+        attribute = self.tables.info[table].fields[name]._meta.name
+        if isinstance(anchor, TableAlias):
+            return anchor.column(attribute)
+        return getattr(anchor, attribute)  # type: ignore[no-any-return]
 
     def nullable_field(self, name: str) -> bool:  # noqa: D102
-        return bool(self.field(self.start(None), name)._meta.null)
+        return bool(self.tables.info[self.table].fields[name]._meta.null)
 
     # -- conditions and values ----------------------------------------------------------------
     def all_of(self, parts: Sequence[QueryString]) -> QueryString:  # noqa: D102

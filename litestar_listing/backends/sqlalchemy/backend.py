@@ -12,8 +12,10 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import (
     ColumnElement,
     Engine,
+    Join,
     Row,
     Select,
+    TableClause,
     create_engine,
     event,
     exc,
@@ -25,6 +27,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from sqlalchemy.orm import Session, joinedload, selectinload
+from sqlalchemy.orm.util import AliasedClass
 from sqlalchemy.pool import QueuePool
 
 try:
@@ -137,8 +140,10 @@ class SQLAlchemyBackend:
             rows (spec §4.4.11). Its extra labelled columns appear in each item.
         computed: Computed aliases mapped to SQL expressions; they are orderable and appear in
             each item (spec §4.3.2). A ``Computed`` is built for each list from the request's row
-            policies of the models it reads (``allowed(Model)`` is ``policy_condition``'s, or
-            ``true()``), e.g. a count of the flights the signed-in tenant may see.
+            policies of the models it reads (``allowed(entity)`` is ``policy_condition``'s over that
+            mapped class or ``aliased(...)`` of one, or ``true()``), e.g. a count of the flights the
+            signed-in tenant may see. Rows of a table the listed rows are read from (the model
+            itself: a self-reference) are counted through an alias, ``allowed(aliased(Model))``.
         to_item: Turns ``(instance, extra columns)`` into the item dict; by default every
             non-private column, the computed values, and the eager-loaded relations.
         replicas: Read replicas (PostgreSQL hot standbys): ``AsyncEngine``s or advanced-alchemy configs.
@@ -147,6 +152,12 @@ class SQLAlchemyBackend:
             ``max_replica_lag`` seconds is skipped, and a list it fails (unreachable, or cancelled by a
             recovery conflict) runs again on the primary (docs: "Scaling out").
         max_replica_lag: Seconds of replay lag beyond which a replica is skipped.
+
+    Raises:
+        ConfigurationError: A ``Computed`` value passes ``allowed`` a model it does not name in
+            ``reads``, a second argument, or an unaliased mapped class whose table the listed rows
+            are read from: its condition would restrict the listed row, not the rows the value
+            counts (docs: "Computed values", docs/guide/computed.md).
     """
 
     capabilities = Capabilities(
@@ -175,7 +186,9 @@ class SQLAlchemyBackend:
         )
         self._statement = statement
         self._computed = dict(computed or {})
-        # Each value as built for a request without policies: its type.
+        self._listed_tables = _from_tables(self._base_statement({}))
+        # Each value as built for a request without policies: its type, and a Computed value that
+        # asks for rows it cannot police is refused here, before any request.
         unrestricted = self._expressions({})
         self._custom_base = statement is not None or bool(self._computed)
         self._narrows = statement is not None
@@ -218,16 +231,52 @@ class SQLAlchemyBackend:
     def _expressions(
         self, policies: Mapping[str, Policy], dialect: str = "postgresql"
     ) -> dict[str, ColumnElement[Any]]:
-        """The computed expressions of a list with ``policies`` (``Computed`` values built for them)."""
+        """The computed expressions of a list with ``policies`` (``Computed`` values built for them).
 
-        def condition(model: type[Any], policy: Policy | None) -> ColumnElement[bool]:
-            allowed = policy_condition(model, policy, dialect, policies=policies)
+        Raises:
+            ConfigurationError: A ``Computed`` value asks for rows it cannot police (``_check_entity``).
+        """
+
+        def condition(entity: Any, alias: object, policy: Policy | None) -> ColumnElement[bool]:
+            self._check_entity(entity, alias)
+            allowed = policy_condition(entity, policy, dialect, policies=policies)
             return true() if allowed is None else allowed
 
         return {
             name: value.built(name, _name, condition, policies) if isinstance(value, Computed) else value
             for name, value in self._computed.items()
         }
+
+    def _check_entity(self, entity: Any, alias: object) -> None:
+        """Refuse ``allowed(entity, alias)`` when its condition would not be over the rows a value counts.
+
+        An unaliased mapped class whose table the listed rows are read from (the listed model
+        itself, a table of its inheritance, one the base statement joins) has its columns
+        correlated to the listed row: its policy's condition would hold or fail for the listed
+        row, which that policy already restricts, and the counted rows would go unpoliced.
+
+        Raises:
+            ConfigurationError: Saying to count through an alias, or that SQLAlchemy takes the
+                alias in place of the model.
+        """
+        name = _name(entity)
+        if alias is not None:
+            msg = (
+                f"allowed({name}, {alias!r}): SQLAlchemy takes the rows' entity alone; pass the "
+                f"aliased entity itself, allowed(child) with child = aliased({name})"
+            )
+            raise ConfigurationError(msg)
+        if isinstance(entity, AliasedClass):
+            return
+        shared = [table for table in inspect(entity).tables if table in self._listed_tables]
+        if shared:
+            msg = (
+                f"allowed({name}) is over the table {shared[0].name!r}, which the listed rows are read "
+                f"from: in the value's subquery its columns are the listed row's, so the condition would "
+                f"be about that row (which its own policy restricts already), not about the rows the value "
+                f"counts. Count them through an alias and pass it: child = aliased({name}), allowed(child)"
+            )
+            raise ConfigurationError(msg)
 
     def _base_statement(self, computed: Mapping[str, ColumnElement[Any]]) -> Select[Any]:
         base = select(self.model)
@@ -622,8 +671,39 @@ def _as_dict(instance: Any, load_tree: Mapping[str, Any]) -> dict[str, Any]:
     return item
 
 
-def _name(model: type[Any]) -> str:
-    return model.__name__
+def _mapped_class(entity: Any) -> type[Any]:
+    """The mapped class of ``entity``: itself, or the class an ``aliased(...)`` is of.
+
+    Raises:
+        ConfigurationError: ``entity`` is neither (a table, a column, an unmapped class).
+    """
+    mapper = getattr(inspect(entity, raiseerr=False), "mapper", None)
+    if mapper is None:
+        msg = f"allowed() takes a mapped class or an aliased(...) of one, not a {type(entity).__name__}"
+        raise ConfigurationError(msg)
+    return mapper.class_  # type: ignore[no-any-return]
+
+
+def _name(entity: Any) -> str:
+    """The model name of a mapped class or of an alias of one (its ``ModelGraph`` entity).
+
+    Raises:
+        ConfigurationError: ``entity`` is neither.
+    """
+    return _mapped_class(entity).__name__
+
+
+def _from_tables(statement: Select[Any]) -> frozenset[TableClause]:
+    """The tables ``statement`` reads unaliased: what a subquery's unaliased columns of them correlate to."""
+    tables: set[TableClause] = set()
+    pending: list[Any] = list(statement.get_final_froms())
+    while pending:
+        clause = pending.pop()
+        if isinstance(clause, Join):
+            pending += [clause.left, clause.right]
+        elif isinstance(clause, TableClause):
+            tables.add(clause)
+    return frozenset(tables)
 
 
 def _reads(value: object) -> tuple[str, ...]:
@@ -643,7 +723,7 @@ def _model_compiler(model: type[Any], dialect: str) -> StatementCompiler:
 
 
 def policy_condition(
-    model: type[Any],
+    model: Any,
     policy: Policy | None,
     dialect: str = "postgresql",
     *,
@@ -653,10 +733,13 @@ def policy_condition(
 
     For enrichment and computed values that count rows of a model with a policy, e.g.
     ``select(...).where(policy_condition(Flight, policies.get("Flight"), policies=policies))`` with
-    ``policies`` from ``request_policies(context)``.
+    ``policies`` from ``request_policies(context)``. For rows the statement reads through an alias
+    (a self-reference, the same model twice), pass the alias: ``policy_condition(child, ...)`` with
+    ``child = aliased(Project)``.
 
     Args:
-        model: The mapped class the statement reads (not an alias).
+        model: The mapped class the statement reads, or an ``aliased(...)`` of one: the condition
+            is over that entity's columns.
         policy: Its policy for the request, or None for none.
         dialect: The session's dialect name.
         policies: Every policy of the request by model name, which a policy that follows a relation
@@ -671,7 +754,7 @@ def policy_condition(
     """
     if policy is None:
         return None
-    compiler = _model_compiler(model, dialect)
+    compiler = _model_compiler(_mapped_class(model), dialect)
     condition: ColumnElement[bool] | None = compiler.policy_condition(
         (model, ()), policy.entity, with_followed(policy, policies)
     )
