@@ -47,7 +47,9 @@ __all__ = (
     "expected_owner_reports",
     "expected_reports",
     "listed",
+    "piccolo_values",
     "policies",
+    "sqlalchemy_values",
 )
 
 ADMINISTRATOR = "administrator"
@@ -105,8 +107,8 @@ def policies(viewer: int | str | None) -> tuple[Policy, ...]:
 
 
 # ---------------------------------------------------------------- the values on each backend
-def sqlalchemy_backends() -> AliasBackends:
-    """SQLAlchemy: ``allowed`` of each ``aliased(User)`` the subquery counts or joins."""
+def sqlalchemy_values() -> tuple[Computed[Any, Any], Computed[Any, Any]]:
+    """SQLAlchemy's ``reports`` (on User) and ``owner_reports`` (on Thing): ``allowed`` of each ``aliased(User)``."""
     report = aliased(User)
     reports = Computed(
         lambda allowed: (
@@ -129,14 +131,20 @@ def sqlalchemy_backends() -> AliasBackends:
         ),
         reads=(User,),
     )
+    return reports, owner_reports
+
+
+def sqlalchemy_backends() -> AliasBackends:
+    """SQLAlchemy: ``allowed`` of each ``aliased(User)`` the subquery counts or joins."""
+    reports, owner_reports = sqlalchemy_values()
     return AliasBackends(
         SQLAlchemyBackend(User, computed={"reports": reports}),
         SQLAlchemyBackend(Thing, computed={"owner_reports": owner_reports}),
     )
 
 
-def piccolo_backends() -> AliasBackends:
-    """Piccolo: ``allowed(User, "<alias>")`` for each ``"users" AS "<alias>"`` of the statement."""
+def piccolo_values() -> tuple[Computed[Any, Any], Computed[Any, Any]]:
+    """Piccolo's ``reports`` and ``owner_reports``: ``allowed(User, "<alias>")`` for each ``"users" AS "<alias>"``."""
     user, thing = piccolo_tables.User, piccolo_tables.Thing
     reports = Computed(
         lambda allowed: QueryString(
@@ -156,9 +164,15 @@ def piccolo_backends() -> AliasBackends:
         ),
         reads=(user,),
     )
+    return reports, owner_reports
+
+
+def piccolo_backends() -> AliasBackends:
+    """Piccolo: ``allowed(User, "<alias>")`` for each ``"users" AS "<alias>"`` of the statement."""
+    reports, owner_reports = piccolo_values()
     return AliasBackends(
-        PiccoloBackend(user, computed={"reports": (reports, Integer())}),
-        PiccoloBackend(thing, computed={"owner_reports": (owner_reports, Integer())}),
+        PiccoloBackend(piccolo_tables.User, computed={"reports": (reports, Integer())}),
+        PiccoloBackend(piccolo_tables.Thing, computed={"owner_reports": (owner_reports, Integer())}),
     )
 
 

@@ -164,8 +164,12 @@ def postgres_target_url(database: str, name: str) -> str | None:
 
 
 def sqlalchemy_backend(
-    name: str, replicas: Sequence[AsyncEngine] = (), config: SQLAlchemyAsyncConfig | None = None
+    name: str,
+    replicas: Sequence[AsyncEngine] = (),
+    config: SQLAlchemyAsyncConfig | None = None,
+    computed: Mapping[str, Any] | None = None,
 ) -> ListingBackend:
+    """``things`` on SQLAlchemy with ``part_count``, and ``computed``'s values besides."""
     part_count = Computed(
         lambda allowed: (
             select(func.count(Part.id))
@@ -176,9 +180,8 @@ def sqlalchemy_backend(
         reads=(Part,),
     )
     live = (lambda statement: statement.where(Thing.deleted_at.is_(None))) if name == "things_live" else None
-    return SQLAlchemyBackend(
-        Thing, config=config, statement=live, computed={"part_count": part_count}, replicas=replicas
-    )
+    values = {"part_count": part_count, **(computed or {})}
+    return SQLAlchemyBackend(Thing, config=config, statement=live, computed=values, replicas=replicas)
 
 
 async def write_sqlalchemy_rows(engine: AsyncEngine) -> None:
@@ -223,7 +226,13 @@ async def sqlalchemy_target(database: str, name: str = "litestar_listing_conform
             await replica.dispose()
 
 
-def piccolo_backend(name: str, engine: Engine[Any] | None = None, replicas: Sequence[str] = ()) -> ListingBackend:
+def piccolo_backend(
+    name: str,
+    engine: Engine[Any] | None = None,
+    replicas: Sequence[str] = (),
+    computed: Mapping[str, Any] | None = None,
+) -> ListingBackend:
+    """``things`` on Piccolo with ``part_count``, and ``computed``'s values besides (``(expression, column)``)."""
     thing = piccolo_tables.Thing
     part_count = Computed(
         lambda allowed: QueryString(
@@ -237,7 +246,7 @@ def piccolo_backend(name: str, engine: Engine[Any] | None = None, replicas: Sequ
         thing,
         engine=engine,
         where=thing.deleted_at.is_null() if name == "things_live" else None,
-        computed={"part_count": (part_count, Integer())},
+        computed={"part_count": (part_count, Integer()), **(computed or {})},
         reverse={"parts": piccolo_tables.Part.thing},
         replicas=replicas,
     )

@@ -12,7 +12,7 @@ from urllib.parse import parse_qsl, urlencode
 
 import pytest
 
-from litestar_listing import ListingPlugin, RowPolicy, tenant_scope
+from litestar_listing import RowPolicy, tenant_scope
 from litestar_listing.core.cursor import CURSOR_PARAMETER
 from litestar_listing.core.parsing import forced_filter
 from litestar_listing.core.query import Window
@@ -148,13 +148,14 @@ async def test_cursor_walk_through_the_plugins_policies(target: Target, user: st
     if missing:
         pytest.skip(f"{target.id} lacks {sorted(missing)}")
     resource = dataclasses.replace(target.resources[case.resource], keyset=True)
-    ListingPlugin([resource], policies=PLUGIN_POLICIES)
+    app = serving(resource, policies=PLUGIN_POLICIES)
     order = dict(parse_qsl(case.query))["order_by"]
     seen: list[int] = []
     query = urlencode({"order_by": order, "count": 3})
     while True:
         async with target.context() as context:
-            envelope, headers = await resource.list_with_headers(request(query, USERS[user]), session=context.session)
+            connection = request(query, USERS[user], app)
+            envelope, headers = await resource.list_with_headers(connection, session=context.session)
         assert envelope.pagination.total == case.total  # type: ignore[attr-defined]
         seen.extend(item["id"] for item in envelope.data)  # type: ignore[attr-defined]
         cursor = headers.get("X-Next-Cursor")

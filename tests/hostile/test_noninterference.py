@@ -10,7 +10,10 @@ every header (``X-Next-Cursor``, ``Link``, ``Content-Length``...) and the body, 
 pages the cursor leads to, followed on both sides. The resource lists things with keyset continuation,
 eager-loads several paths that reach the same model (``owner__manager``, ``reviewer``: users), orders
 through policed multi-hop paths (``owner__manager__name``, ``owner__company__name``) and lists the
-computed ``part_count`` (a ``Computed`` value reading Part under its policy).
+computed ``part_count`` (a ``Computed`` value reading Part under its policy) and, on the SQL backends,
+``owner_reports`` (the visible users a visible owner manages: User read through two aliases). A
+``users`` resource with ``reports`` (a user's visible direct reports: the listed model counted through
+an alias of itself) answers a few fixed requests per user as well (tests/conformance/aliases.py).
 
 Two sets of policies:
 
@@ -41,17 +44,20 @@ from advanced_alchemy.extensions.litestar import SQLAlchemyAsyncConfig, SQLAlche
 from hypothesis import given
 from litestar import Litestar
 from litestar.connection import ASGIConnection
+from piccolo.columns import Integer
 from piccolo.engine.postgres import PostgresEngine
 from piccolo.engine.sqlite import SQLiteEngine
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from litestar_listing import ListingBackend, ListingPlugin, MemoryBackend, Resource, RowPolicy, ScopeRule, tenant_scope
+from litestar_listing.backends.piccolo import PiccoloBackend
 from litestar_listing.backends.piccolo import prepare_engine as prepare_piccolo_engine
-from litestar_listing.backends.sqlalchemy import model_graph, prepare_engine
+from litestar_listing.backends.sqlalchemy import SQLAlchemyBackend, model_graph, prepare_engine
 from litestar_listing.core.query import FilterSyntax
-from tests.conformance import beanie_documents
+from tests.conformance import beanie_documents, piccolo_tables
+from tests.conformance.aliases import beanie_backends, piccolo_values, sqlalchemy_values
 from tests.conformance.fixture import COMPANIES, PARTS, TAGS, THINGS, USERS, memory_rows
-from tests.conformance.models import Thing
+from tests.conformance.models import Thing, User
 from tests.conformance.targets import (
     PART_COUNT,
     THINGS_OPTIONS,
@@ -160,13 +166,27 @@ def listed(backend: ListingBackend, *, document: bool, **options: Any) -> Resour
     return Resource("things", backend, **{**settings, **options})
 
 
+def listed_users(backend: ListingBackend, *, document: bool) -> Resource:
+    """The ``users`` resource of the property: ``reports``, a computed value counting the listed model itself."""
+    return Resource("users", backend, default_order=("id",), keyset=not document)
+
+
+USER_QUERIES = ("order_by=-reports&count=3", "order_by=reports,-id&count=2&page=2", "manager_id__isnull=false&count=4")
+"""Requests of ``users``, ordered by the self-referential ``reports`` (a user's visible direct reports)."""
+
+
 # ---------------------------------------------------------------- stores: the full data and its twins
 @dataclasses.dataclass
 class Store:
-    """One store of the property: its resource, the plugins it needs, and how to make a twin of it."""
+    """One store of the property: its ``things`` and ``users`` resources (None: no users) and the plugins they need."""
 
     resource: Resource
     plugins: list[Any] = dataclasses.field(default_factory=list)
+    users: Resource | None = None
+
+    @property
+    def resources(self) -> list[Resource]:
+        return [self.resource] if self.users is None else [self.resource, self.users]
 
 
 def _delete_sqlite(path: str, invisible: Ids) -> None:
@@ -206,8 +226,11 @@ async def sqlalchemy_store(database: str, name: str, invisible: Ids | None) -> A
     elif invisible is not None:
         _delete_sqlite(path, invisible)
     config = SQLAlchemyAsyncConfig(engine_instance=engine)
+    reports, owner_reports = sqlalchemy_values()
+    things = sqlalchemy_backend("things", config=config, computed={"owner_reports": owner_reports})
+    users = SQLAlchemyBackend(User, config=config, computed={"reports": reports})
     try:
-        yield Store(listed(sqlalchemy_backend("things", config=config), document=False), [SQLAlchemyPlugin(config)])
+        yield Store(listed(things, document=False), [SQLAlchemyPlugin(config)], listed_users(users, document=False))
     finally:
         await engine.dispose()
 
@@ -226,8 +249,11 @@ async def piccolo_store(database: str, name: str, invisible: Ids | None) -> Asyn
     pooled = engine if isinstance(engine, PostgresEngine) else None
     if pooled is not None:
         await pooled.start_connection_pool()
+    reports, owner_reports = piccolo_values()
+    things = piccolo_backend("things", engine=engine, computed={"owner_reports": (owner_reports, Integer())})
+    users = PiccoloBackend(piccolo_tables.User, engine=engine, computed={"reports": (reports, Integer())})
     try:
-        yield Store(listed(piccolo_backend("things", engine=engine), document=False))
+        yield Store(listed(things, document=False), users=listed_users(users, document=False))
     finally:
         if pooled is not None:
             await pooled.close_connection_pool()
@@ -242,7 +268,8 @@ def _prune(row: Mapping[str, Any], entity: str, visible: Ids) -> dict[str, Any] 
         if name not in row:
             continue
         if relation.to_many:
-            children = (_prune(child, relation.target, visible) for child in row[name] or ())
+            # A link to a missing row (a None in the list) is no related row.
+            children = (_prune(child, relation.target, visible) for child in row[name] or () if child is not None)
             kept[name] = [child for child in children if child is not None]
         elif row[name] is not None:
             kept[name] = _prune(row[name], relation.target, visible)
@@ -266,6 +293,8 @@ class Scene:
 
     target: Target
     document: bool
+    things: Resource
+    users: bool
     policed: dict[str, httpx.AsyncClient]
     twins: dict[tuple[str, str], httpx.AsyncClient]
     beanie_hidden: dict[tuple[str, str], Ids] = dataclasses.field(default_factory=dict)
@@ -279,6 +308,11 @@ class Scene:
         sets = list(self.policed)
         users = ["none" if company is None else str(company) for company in COMPANY_IDS]
         return [(policy_set, user) for policy_set in sets for user in users] + [(sets[0], ADMIN)]
+
+    async def check_users(self) -> None:
+        """The ``users`` requests for every viewer: the self-referential ``reports`` and its order."""
+        for query in USER_QUERIES:
+            await self.compare(f"/api/v1/users/?{query}")
 
     async def answer(self, client: httpx.AsyncClient, url: str, user: str) -> list[tuple[object, ...]]:
         """GET and HEAD of ``url`` and of the pages its cursor leads to (three at most), as ``user``."""
@@ -298,7 +332,10 @@ class Scene:
 
     async def check(self, query: str) -> None:
         self.queries += 1
-        url = f"/api/v1/things/?{query}"
+        await self.compare(f"/api/v1/things/?{query}")
+
+    async def compare(self, url: str) -> None:
+        """``url`` for every viewer, policed on the full data and unpoliced on its twin: the same answers."""
         for policy_set, user in self.viewers:
             full = await self.answer(self.policed[policy_set], url, user)
             twin = self.twins[policy_set, user]
@@ -306,7 +343,7 @@ class Scene:
             async with _documents_deleted(hidden):
                 expected = await self.answer(twin, url, ADMIN)
             self.compared += 1
-            where = f"{self.target.id}: things?{query} as {user} under the {policy_set} policies"
+            where = f"{self.target.id}: {url} as {user} under the {policy_set} policies"
             assert full == expected, f"{where}: answered {full}, with the invisible rows deleted {expected}"
 
 
@@ -332,7 +369,7 @@ async def _documents_deleted(hidden: Ids | None) -> AsyncIterator[None]:
 
 
 def _app(store: Store, policies: list[RowPolicy] | None = None) -> Litestar:
-    plugin = ListingPlugin([store.resource], policies=policies or [])
+    plugin = ListingPlugin(store.resources, policies=policies or [])
     return Litestar(plugins=[*store.plugins, plugin], middleware=[_authenticate])
 
 
@@ -351,7 +388,8 @@ async def scene_of(target: Target) -> AsyncIterator[Scene]:
             if backend == "piccolo":
                 return await stack.enter_async_context(piccolo_store(database, name, invisible))
             if backend == "beanie":
-                return Store(listed(beanie_backend("things"), document=True))
+                users = listed_users(beanie_backends().users, document=True)
+                return Store(listed(beanie_backend("things"), document=True), users=users)
             return memory_store(visible)
 
         async def client(app: Litestar) -> httpx.AsyncClient:
@@ -361,7 +399,7 @@ async def scene_of(target: Target) -> AsyncIterator[Scene]:
             return await stack.enter_async_context(httpx.AsyncClient(transport=transport, base_url=BASE_URL))
 
         full = await store(f"{HOSTILE_DATABASE}_{backend}_full", None, None)
-        scene = Scene(target, document, {}, {})
+        scene = Scene(target, document, full.resource, full.users is not None, {}, {})
         scene.policed = {policy_set: await client(_app(full, row_policies(policy_set))) for policy_set in sets}
         scene.twins[sets[0], ADMIN] = await client(_app(full))
         for policy_set in sets:
@@ -388,8 +426,7 @@ def test_every_readable_part_of_an_answer_ignores_invisible_rows(opened: Opened)
         # The applications start and stop in this task (their lifespans hold cancel scopes); the
         # property's examples come from a thread of their own and run on this loop meanwhile.
         async with scene_of(target) as scene:
-            field_map = listed(target.resources["things"].backend, document=scene.document).field_map
-            domain = Domain.of(field_map, memory_rows())
+            domain = Domain.of(scene.things.field_map, memory_rows())
 
             @profile()
             @given(query=hostile_queries(domain, document=scene.document))
@@ -397,6 +434,8 @@ def test_every_readable_part_of_an_answer_ignores_invisible_rows(opened: Opened)
                 asyncio.run_coroutine_threadsafe(scene.check(query), loop).result()
 
             await asyncio.to_thread(isolated)
+            if scene.users:
+                await scene.check_users()
             return scene
 
     scene = loop.run_until_complete(run())
@@ -407,3 +446,68 @@ def test_every_readable_part_of_an_answer_ignores_invisible_rows(opened: Opened)
     print(summary)  # noqa: T201 - the tally, shown by ``pytest -rP`` or ``-s``
     assert scene.queries >= profile().max_examples, summary
     assert scene.rows_seen > scene.queries, summary
+
+
+# ---------------------------------------------------------------- estimated totals
+ESTIMATED_QUERY = "name__ilike=a&count=2"
+
+
+def _names_with_a(company: int | None) -> int:
+    """Hand count: the things of ``company`` (None: every company) whose name holds an ``a``, case folded."""
+    return sum(1 for row in THINGS if row[1] is not None and "a" in row[1].lower() and company in (None, row[13]))
+
+
+async def _add_rows_only_others_see(url: str) -> None:
+    """3,000 things of company 2 named ``banana``, and fresh statistics: rows company 1 may not see."""
+    connection = await asyncpg.connect(url, statement_cache_size=0)
+    try:
+        await connection.execute(
+            "INSERT INTO things (id, name, created_at, company_id) "
+            "SELECT 1000 + n, 'banana', now(), 2 FROM generate_series(1, 3000) AS n"
+        )
+        await connection.execute("ANALYZE things")
+    finally:
+        await connection.close()
+
+
+def test_estimated_totals_never_depend_on_invisible_rows(opened: Opened) -> None:
+    """As a tenant, an estimated total is counted exactly: another tenant's rows and statistics change nothing."""
+    target = opened.target
+    backend, _, database = target.id.partition(":")
+    if database != "postgresql" or backend not in {"sqlalchemy", "piccolo"}:
+        return
+    opener = sqlalchemy_store if backend == "sqlalchemy" else piccolo_store
+    name = f"{HOSTILE_DATABASE}_{backend}_estimates"
+
+    async def run() -> None:
+        async with opener(database, name, None) as store:
+            estimated = dataclasses.replace(store.resource, total_mode="estimated", exact_total_below=0)
+            app = _app(dataclasses.replace(store, resource=estimated), row_policies("direct"))
+            async with (
+                app.lifespan(),
+                httpx.AsyncClient(transport=httpx.ASGITransport(app=cast("Any", app)), base_url=BASE_URL) as client,
+            ):
+
+                async def answer(user: str) -> httpx.Response:
+                    response = await client.get(f"/api/v1/things/?{ESTIMATED_QUERY}", headers={"x-user": user})
+                    assert response.status_code == 200, response.text
+                    return response
+
+                before = await answer("1")
+                assert before.headers["x-total-mode"] == "exact"
+                assert before.json()["pagination"]["total"] == _names_with_a(1)
+                url = postgres_target_url(database, name)
+                assert url is not None
+                await _add_rows_only_others_see(url)
+                after = await answer("1")
+                assert (after.status_code, after.headers, after.content) == (
+                    before.status_code,
+                    before.headers,
+                    before.content,
+                )
+                # Where every row is visible, the planner's estimate stands (and sees the new rows).
+                everything = await answer(ADMIN)
+                assert everything.headers["x-total-mode"] == "estimated"
+                assert everything.json()["pagination"]["total"] > _names_with_a(None)
+
+    opened.loop.run_until_complete(run())

@@ -1,11 +1,11 @@
-"""A resource's list behind the application's own handlers, and resources that were never prepared (issue 16)."""
+"""A resource's list behind the application's own handlers, and resources that were never prepared."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import pytest
-from litestar import Controller, Litestar, get
+from litestar import Controller, Litestar, Request, get
 from litestar.di import NamedDependency
 from litestar.testing import TestClient
 
@@ -35,6 +35,22 @@ def test_a_route_of_a_resource_given_to_no_plugin_stops_the_start() -> None:
         Litestar(route_handlers=[listing_route(orphan, "/orphans")], plugins=[ListingPlugin([things()])])
     with pytest.raises(ConfigurationError, match="the application's ListingPlugin was not given it"):
         Litestar(route_handlers=[listing_route(things("alone"), "/alone")])  # no plugin at all
+
+
+@pytest.mark.parametrize("plugins", [[], [ListingPlugin([things()])]], ids=["no plugin", "another resource's"])
+def test_a_handler_listing_a_resource_no_plugin_serves_says_how_to_give_it(plugins: list[ListingPlugin]) -> None:
+    orphan = things("orphan")
+
+    @get("/orphans")
+    async def handler(request: Request[Any, Any, Any]) -> Any:
+        return await orphan.list(request)
+
+    # Found at the first list, not at start: an error of the application (500) whose message says what to do.
+    with TestClient(Litestar([handler], plugins=plugins, debug=True)) as client:
+        response = client.get("/orphans?search=x", headers={"accept": "application/json"})
+    assert response.status_code == 500
+    assert "never prepared" in response.text
+    assert "ListingPlugin([...], unmounted=[orphan])" in response.text
 
 
 def test_a_dependency_of_a_resource_given_to_no_plugin_stops_the_start() -> None:

@@ -189,6 +189,13 @@ def select_statement(
     return QueryString(template, *args)
 
 
+def _column(anchor: Anchor, attribute: str) -> Column | QueryString:
+    """The column ``attribute`` of the table at ``anchor``: through its joins, or under its alias (``TableAlias``)."""
+    if isinstance(anchor, TableAlias):
+        return anchor.column(attribute)
+    return getattr(anchor, attribute)  # type: ignore[no-any-return]
+
+
 class QueryCompiler(RelationalCompiler[Any, QueryString]):
     """Compiles queries for one table on one SQL dialect (the algorithm: ``RelationalCompiler``).
 
@@ -273,14 +280,14 @@ class QueryCompiler(RelationalCompiler[Any, QueryString]):
         return relation.target, getattr(place[1], relation.column._meta.name)
 
     def semi_join_one(self, place: Place, relation: Relation, inner: Continue) -> QueryString:  # noqa: D102
-        key = getattr(place[1], relation.column._meta.name)
+        key = _column(place[1], relation.column._meta.name)
         target = relation.column._foreign_key_meta.resolved_target_column
         condition = inner(None, (relation.target, relation.target), semi=True)
         subquery = select_statement(relation.target, [QueryString("{}", target)], where=condition)
         return QueryString("{} IN ({})", key, opaque(subquery))
 
     def semi_join_many(self, place: Place, relation: Relation, inner: Continue, *, semi: bool) -> QueryString:  # noqa: D102
-        key = getattr(place[1], relation.key._meta.name)
+        key = _column(place[1], relation.key._meta.name)
         # Inside, the path goes on from the related table: through the joining table's second key
         # for a many-to-many relation, from the related table itself for a reverse key.
         inner_anchor = relation.secondary if relation.secondary is not None else relation.target
@@ -299,11 +306,7 @@ class QueryCompiler(RelationalCompiler[Any, QueryString]):
 
     def field(self, place: Place, name: str) -> Column | QueryString:
         """The column of field ``name`` of ``place``'s table, reached through its anchor's joins, or under its alias."""
-        table, anchor = place
-        attribute = self.tables.info[table].fields[name]._meta.name
-        if isinstance(anchor, TableAlias):
-            return anchor.column(attribute)
-        return getattr(anchor, attribute)  # type: ignore[no-any-return]
+        return _column(place[1], self.tables.info[place[0]].fields[name]._meta.name)
 
     def nullable_field(self, name: str) -> bool:  # noqa: D102
         return bool(self.tables.info[self.table].fields[name]._meta.null)
