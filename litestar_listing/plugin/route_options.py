@@ -27,8 +27,9 @@ __all__ = ("RouteOptions", "RoutedPlugin", "ServedRoute", "check_routes", "resol
 class RouteOptions:
     """How one resource's automatic list route is mounted: ``ListingPlugin(routes={"<name>": RouteOptions(...)})``.
 
-    Every option also applies to the resource's ``HEAD`` route (same path, guards, ``opt`` and
-    security), which is never in OpenAPI.
+    The resource's ``HEAD`` route has the same path and ``opt`` and is never in OpenAPI; a ``HEAD``
+    request is answered by the ``GET`` of the same URL, so the ``GET``'s guards decide it (docs:
+    design, "HEAD").
 
     Attributes:
         path: The path after the plugin's ``path_prefix``, e.g. ``"departures"`` or

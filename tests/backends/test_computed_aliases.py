@@ -25,7 +25,7 @@ from litestar_listing.backends.sqlalchemy import SQLAlchemyBackend
 from litestar_listing.backends.sqlalchemy import policy_condition as sqlalchemy_policy_condition
 from litestar_listing.core.errors import ConfigurationError
 from tests.conformance import aliases, piccolo_tables
-from tests.conformance.aliases import VIEWERS, expected_owner_reports, expected_reports, listed
+from tests.conformance.aliases import VIEWERS, by_value, expected_owner_reports, expected_reports, listed
 from tests.conformance.models import Thing, User
 from tests.conformance.targets import Target, open_target
 from tests.matrix import Store, selected
@@ -39,11 +39,6 @@ async def target(request: pytest.FixtureRequest) -> AsyncIterator[Target]:
         yield loaded
 
 
-def _by_value(expected: dict[int, int]) -> list[tuple[int, int]]:
-    """``expected`` as ``order_by=-<value>`` lists it: the largest first, ties by id (the final term)."""
-    return sorted(expected.items(), key=lambda pair: (-pair[1], pair[0]))
-
-
 @pytest.mark.parametrize("viewer", VIEWERS, ids=str)
 async def test_a_self_reference_counts_the_visible_children(target: Target, viewer: int | str | None) -> None:
     backends = aliases.BACKENDS[target.id.split(":")[0]]()
@@ -51,7 +46,7 @@ async def test_a_self_reference_counts_the_visible_children(target: Target, view
     page = [("order_by", "id"), ("count", "100")]
     assert await listed(target, backends.users, "reports", page, viewer) == sorted(expected.items())
     ordered = [("order_by", "-reports"), ("count", "100")]
-    assert await listed(target, backends.users, "reports", ordered, viewer) == _by_value(expected)
+    assert await listed(target, backends.users, "reports", ordered, viewer) == by_value(expected)
     second = [("order_by", "reports"), ("count", "2"), ("page", "2")]
     assert (
         await listed(target, backends.users, "reports", second, viewer)
@@ -66,7 +61,7 @@ async def test_the_same_model_twice_counts_under_both_policies(target: Target, v
     page = [("order_by", "id"), ("count", "100")]
     assert await listed(target, backends.things, "owner_reports", page, viewer) == sorted(expected.items())
     ordered = [("order_by", "-owner_reports"), ("count", "5")]
-    assert await listed(target, backends.things, "owner_reports", ordered, viewer) == _by_value(expected)[:5]
+    assert await listed(target, backends.things, "owner_reports", ordered, viewer) == by_value(expected)[:5]
 
 
 def test_the_expectations_by_hand() -> None:

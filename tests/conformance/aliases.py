@@ -44,6 +44,7 @@ __all__ = (
     "BACKENDS",
     "VIEWERS",
     "AliasBackends",
+    "by_value",
     "expected_owner_reports",
     "expected_reports",
     "listed",
@@ -97,6 +98,11 @@ def expected_owner_reports(viewer: int | str | None) -> dict[int, int]:
         seen = owner is not None and _visible(viewer, companies[owner])
         expected[thing_id] = _visible_reports(viewer, owner) if seen else 0
     return expected
+
+
+def by_value(expected: dict[int, int]) -> list[tuple[int, int]]:
+    """``expected`` as ``order_by=-<value>`` lists it: the largest first, ties by id (the final term)."""
+    return sorted(expected.items(), key=lambda pair: (-pair[1], pair[0]))
 
 
 def policies(viewer: int | str | None) -> tuple[Policy, ...]:

@@ -17,7 +17,14 @@ from litestar_listing import Computed
 from litestar_listing.backends.beanie import BeanieBackend
 from litestar_listing.core.errors import ConfigurationError
 from tests.conformance import beanie_documents
-from tests.conformance.aliases import VIEWERS, beanie_backends, expected_owner_reports, expected_reports, listed
+from tests.conformance.aliases import (
+    VIEWERS,
+    beanie_backends,
+    by_value,
+    expected_owner_reports,
+    expected_reports,
+    listed,
+)
 from tests.conformance.targets import Target, open_target
 from tests.matrix import Store, selected
 
@@ -30,10 +37,6 @@ async def target(request: pytest.FixtureRequest) -> AsyncIterator[Target]:
         yield loaded
 
 
-def _by_value(expected: dict[int, int]) -> list[tuple[int, int]]:
-    return sorted(expected.items(), key=lambda pair: (-pair[1], pair[0]))
-
-
 @pytest.mark.parametrize("viewer", VIEWERS, ids=str)
 async def test_a_self_reference_counts_the_visible_children(target: Target, viewer: int | str | None) -> None:
     users = beanie_backends().users
@@ -42,7 +45,7 @@ async def test_a_self_reference_counts_the_visible_children(target: Target, view
         expected.items()
     )
     ordered = [("order_by", "-reports"), ("count", "100")]
-    assert await listed(target, users, "reports", ordered, viewer) == _by_value(expected)
+    assert await listed(target, users, "reports", ordered, viewer) == by_value(expected)
 
 
 @pytest.mark.parametrize("viewer", VIEWERS, ids=str)
@@ -52,7 +55,7 @@ async def test_the_same_model_twice_counts_under_both_policies(target: Target, v
     page = [("order_by", "id"), ("count", "100")]
     assert await listed(target, things, "owner_reports", page, viewer) == sorted(expected.items())
     ordered = [("order_by", "-owner_reports"), ("count", "5")]
-    assert await listed(target, things, "owner_reports", ordered, viewer) == _by_value(expected)[:5]
+    assert await listed(target, things, "owner_reports", ordered, viewer) == by_value(expected)[:5]
 
 
 @pytest.mark.parametrize("variable", ["ROOT", "CURRENT", "$this", "this.manager", "", 3])

@@ -10,14 +10,16 @@ as an authentication middleware would leave it, with the query string in ``scope
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 from litestar.connection import ASGIConnection
 
+from litestar_listing.backends.sqlalchemy import model_graph
 from litestar_listing.plugin.resource import query_items
+from tests.conformance.models import Thing
 from tests.conformance.targets import Target
 from tests.conformance.targets import open_target as open_conformance_target
 
@@ -28,7 +30,10 @@ if TYPE_CHECKING:
     from litestar_listing import ListQuery, Resource
     from tests.matrix import TestTarget
 
-__all__ = ("HOSTILE_DATABASE", "Opened", "open_target", "opened_on_own_loop", "request", "scoped_query")
+GRAPH = model_graph(Thing)
+"""The conformance models, as the memory rows nest them."""
+
+__all__ = ("HOSTILE_DATABASE", "Opened", "open_target", "opened_on_own_loop", "pruned", "request", "scoped_query")
 
 HOSTILE_DATABASE = "litestar_listing_hostile"
 """The PostgreSQL (SQLAlchemy) and document-store database of these tests; Piccolo's gets ``_piccolo``."""
@@ -92,3 +97,29 @@ def scoped_query(resource: Resource, connection: ASGIConnection[Any, Any, Any, A
     that give a query row policies set ``ListQuery.policies`` themselves.
     """
     return resource.parser.parse(query_items(connection), resource.forced_filters(connection))
+
+
+def pruned(
+    row: Mapping[str, Any], entity: str, rules: Mapping[str, Callable[[Mapping[str, Any]], bool]]
+) -> dict[str, Any] | None:
+    """A memory row of the conformance data as in a database where every row outside ``rules`` was deleted.
+
+    ``rules``: each policed model's test of a plain row. A deleted to-one row leaves its key and reads
+    as missing; a deleted to-many row is gone; the computed ``part_count`` counts the parts that remain.
+    None when ``row`` itself is deleted.
+    """
+    if entity in rules and not rules[entity](row):
+        return None
+    kept = dict(row)
+    for name, relation in GRAPH.entities[entity].relations.items():
+        if name not in row:
+            continue
+        if relation.to_many:
+            # A None is a link to a missing row (fixture.MISSING): no row, like a deleted one.
+            children = (pruned(child, relation.target, rules) for child in row[name] or () if child is not None)
+            kept[name] = [child for child in children if child is not None]
+        elif row[name] is not None:
+            kept[name] = pruned(row[name], relation.target, rules)
+    if entity == "Thing":
+        kept["part_count"] = len(kept["parts"])
+    return kept

@@ -34,7 +34,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import sqlite3
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any, cast
 
@@ -73,7 +73,7 @@ from tests.conformance.targets import (
 )
 from tests.conftest import async_url, scratch_folder
 from tests.differential.strategies import Domain
-from tests.hostile import HOSTILE_DATABASE, Opened
+from tests.hostile import HOSTILE_DATABASE, Opened, pruned
 from tests.hostile.strategies import hostile_queries, profile, profile_name
 
 Ids = Mapping[str, frozenset[int]]
@@ -259,27 +259,15 @@ async def piccolo_store(database: str, name: str, invisible: Ids | None) -> Asyn
             await pooled.close_connection_pool()
 
 
-def _prune(row: Mapping[str, Any], entity: str, visible: Ids) -> dict[str, Any] | None:
-    """``row`` as in a store where every row outside ``visible`` was deleted; None when it is itself."""
-    if entity in visible and row["id"] not in visible[entity]:
-        return None
-    kept = dict(row)
-    for name, relation in model_graph(Thing).entities[entity].relations.items():
-        if name not in row:
-            continue
-        if relation.to_many:
-            # A link to a missing row (a None in the list) is no related row.
-            children = (_prune(child, relation.target, visible) for child in row[name] or () if child is not None)
-            kept[name] = [child for child in children if child is not None]
-        elif row[name] is not None:
-            kept[name] = _prune(row[name], relation.target, visible)
-    return kept
+def _member_of(ids: frozenset[int]) -> Callable[[Mapping[str, Any]], bool]:
+    return lambda row: row["id"] in ids
 
 
 def memory_store(visible: Ids | None) -> Store:
     rows = memory_rows()
     if visible is not None:
-        rows = [row for row in (_prune(row, "Thing", visible) for row in rows) if row is not None]
+        rules = {name: _member_of(ids) for name, ids in visible.items()}
+        rows = [row for row in (pruned(row, "Thing", rules) for row in rows) if row is not None]
     backend = MemoryBackend(
         model_graph(Thing), rows, computed={"part_count": PART_COUNT}, values={"part_count": count_parts}
     )

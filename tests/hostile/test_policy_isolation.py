@@ -43,7 +43,7 @@ from tests.conformance.fixture import memory_rows
 from tests.conformance.models import Thing
 from tests.conformance.targets import PART_COUNT, Target
 from tests.differential.strategies import Domain
-from tests.hostile import Opened, request, scoped_query
+from tests.hostile import Opened, pruned, request, scoped_query
 from tests.hostile.strategies import hostile_queries, profile, profile_name
 
 Row = Mapping[str, Any]
@@ -81,25 +81,6 @@ def policies(company: int | None) -> tuple[Policy, ...]:
         "Tag": {"id": None if company is None else _tags_of(company)},
     }
     return tuple(policy_of(GRAPH.entities[name], value) for name, value in values.items())
-
-
-def pruned(row: Row, entity: str, rules: Mapping[str, Callable[[Row], bool]]) -> dict[str, Any] | None:
-    """``row`` as in a database where every row outside ``rules`` was deleted; None when it is itself."""
-    if entity in rules and not rules[entity](row):
-        return None
-    kept = dict(row)
-    for name, relation in GRAPH.entities[entity].relations.items():
-        if name not in row:
-            continue
-        if relation.to_many:
-            # A None is a link to a missing row (fixture.MISSING): no row, like a deleted one.
-            children = (pruned(child, relation.target, rules) for child in row[name] or () if child is not None)
-            kept[name] = [child for child in children if child is not None]
-        elif row[name] is not None:
-            kept[name] = pruned(row[name], relation.target, rules)
-    if entity == "Thing":
-        kept["part_count"] = len(kept["parts"])
-    return kept
 
 
 def shape(item: Mapping[str, Any], tree: Mapping[str, Any]) -> object:

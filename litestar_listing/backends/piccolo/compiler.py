@@ -183,7 +183,7 @@ def select_statement(
         template += " ORDER BY " + ", ".join("{}" for _ in order)
         args.extend(order)
     if limit is not None:
-        # Parameters, not literals: SQLite plans a literal LIMIT/OFFSET worse (issue 6's measurement).
+        # Parameters, not literals: SQLite plans a literal LIMIT/OFFSET worse (measured; docs: benchmarks).
         template += " LIMIT {} OFFSET {}"
         args.extend((int(limit), offset if isinstance(offset, Slot) else int(offset)))
     return QueryString(template, *args)
