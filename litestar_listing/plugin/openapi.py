@@ -65,7 +65,7 @@ def _inline(schema: dict[str, Any]) -> Schema:
 
 
 class SharedSchemas:
-    """Schemas the list operations of one ``ListingPlugin`` share through ``components/schemas``.
+    """Schemas the list operations of one application share through ``components/schemas`` (``ListingState``).
 
     Litestar writes ``components/schemas`` from its own registry of Python types, so these join it
     through ``ListingComponents`` (see ``with_shared_schemas``).
@@ -76,25 +76,6 @@ class SharedSchemas:
     def __init__(self, schemas: dict[str, dict[str, Any]] | None = None) -> None:
         self.schemas: dict[str, dict[str, Any]] = {} if schemas is None else schemas
         """Each shared schema by component name, in JSON Schema key names (``schemas`` itself when given)."""
-
-    @classmethod
-    def of_application(cls, config: OpenAPIConfig | None, own: SharedSchemas) -> SharedSchemas:
-        """The schemas the application's list operations share: those of an earlier plugin, else ``own``.
-
-        Several ``ListingPlugin`` plugins (API versions) in one application share one set of components:
-        the second plugin names its schemas next to the first's (``reference`` numbers a name
-        holding another schema), and ``with_shared_schemas`` then writes them all.
-
-        Args:
-            config: The application's OpenAPI configuration, as left by the plugins before.
-            own: The plugin's own schemas, used when no plugin before it shared any.
-        """
-        components = None if config is None else config.components
-        parts = components if isinstance(components, list) else [components]
-        for part in parts:
-            if isinstance(part, ListingComponents):
-                return cls(part.listing_schemas)
-        return own
 
     def reference(self, name: str, schema: dict[str, Any]) -> Reference:
         """A ``$ref`` to ``schema`` shared as ``name``; another schema under that name gets ``name2``, ...
@@ -161,12 +142,12 @@ def with_shared_schemas(config: OpenAPIConfig, shared: SharedSchemas) -> OpenAPI
 
     Raises:
         ImproperlyConfiguredException: ``config`` already holds an earlier plugin's schemas and one
-            of its names holds a different schema in ``shared`` (plugins that do not share one
-            ``SharedSchemas.of_application``).
+            of its names holds a different schema in ``shared`` (plugins that do not share the
+            application's ``ListingState.shared_schemas``).
     """
     parts = config.components if isinstance(config.components, list) else [config.components]
     values: dict[str, Any] = {}
-    # An earlier plugin's schemas stay (``SharedSchemas.of_application`` usually shares their dict).
+    # An earlier plugin's schemas stay (the application's ``ListingState`` usually shares their dict).
     listing = {
         name: schema
         for part in parts
