@@ -6,7 +6,7 @@ No ``from __future__ import annotations`` here: Litestar reads these annotations
 import copy
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import msgspec
 from litestar import Litestar, Request, Response
@@ -126,15 +126,7 @@ class ListingRouteHandler(HTTPRouteHandler):
 
     def __deepcopy__(self, memo: dict[int, Any]) -> "ListingRouteHandler":
         """A copy sharing the resource (its backend, its engine): Litestar copies a controller's handlers."""
-        memo[id(self.resource)] = self.resource
-        cls = type(self)
-        clone = cls.__new__(cls)
-        memo[id(self)] = clone
-        names = {name for klass in cls.__mro__ for name in getattr(klass, "__slots__", ())}
-        for name in sorted(names):
-            if hasattr(self, name):
-                setattr(clone, name, copy.deepcopy(getattr(self, name), memo))
-        return clone
+        return _copy_sharing(self, self.resource, memo)
 
     def __set_name__(self, owner: type, name: str) -> None:
         """Accept the controller instance Litestar binds to the handlers in a ``Controller``'s body."""
@@ -156,6 +148,22 @@ class ListingRouteHandler(HTTPRouteHandler):
         """
         super().on_registration(app)
         binding_of(self.resource, None, app, used_by=f"the route {self}")
+
+
+CopiedT = TypeVar("CopiedT")
+
+
+def _copy_sharing(original: CopiedT, resource: Resource, memo: dict[int, Any]) -> CopiedT:
+    """A deep copy of the slotted ``original`` that shares ``resource`` (a declaration, holding its backend)."""
+    memo[id(resource)] = resource
+    cls = type(original)
+    clone = cls.__new__(cls)
+    memo[id(original)] = clone
+    names = {name for klass in cls.__mro__ for name in getattr(klass, "__slots__", ())}
+    for name in sorted(names):
+        if hasattr(original, name):
+            setattr(clone, name, copy.deepcopy(getattr(original, name), memo))
+    return clone
 
 
 def listing_route(
@@ -227,6 +235,10 @@ class ListingProvide(Provide):
         self.resource = resource
         self.validated = validated
         """False: its value cannot pass Litestar's validation; it must be taken as ``SkipValidation[...]``."""
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> "ListingProvide":
+        """A copy sharing the resource: Litestar copies a controller method's dependencies with the method."""
+        return _copy_sharing(self, self.resource, memo)
 
 
 def provide_query(resource: Resource) -> ListingProvide:

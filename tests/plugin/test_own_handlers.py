@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from litestar import Controller, Litestar, Request, get
+from litestar import Controller, Litestar, Request, Router, get
 from litestar.di import NamedDependency
 from litestar.testing import TestClient
 
@@ -120,3 +120,40 @@ def test_a_controller_attribute_takes_the_controller() -> None:
         body = client.get("/mine?count=2").json()
     assert [item["id"] for item in body["data"]] == [1, 2]
     assert body["data"][0]["owner"] is None  # load=("owner",) for this route
+
+
+PLACES = {"app": ("plain", "method"), "router": ("plain", "method"), "controller": ("method",), "method": ("method",)}
+PLACES["handler"] = ("plain",)
+
+
+def _placed(where: str) -> Litestar:
+    """An application whose handlers take ``provide_page``'s result, the dependency declared at ``where``."""
+    listed = things()
+    dependency = {"result": provide_page(listed)}
+
+    def declared(layer: str) -> dict[str, Any] | None:
+        return dependency if layer == where else None
+
+    @get("/", dependencies=declared("handler"))
+    async def plain(result: NamedDependency[ListResult]) -> int:
+        return result.pagination.total
+
+    class Things(Controller):
+        path = "/controller"
+        dependencies = declared("controller")
+
+        @get("/", dependencies=declared("method"))
+        async def method(self, result: NamedDependency[ListResult]) -> int:
+            return result.pagination.total
+
+    handlers = [handler for name, handler in (("plain", plain), ("method", Things)) if name in PLACES[where]]
+    router = Router("/router", route_handlers=handlers, dependencies=declared("router"))
+    plugin = ListingPlugin([], unmounted=[listed])
+    return Litestar([router], plugins=[plugin], dependencies=declared("app"))
+
+
+@pytest.mark.parametrize("where", list(PLACES))
+def test_provide_page_wherever_litestar_takes_a_dependency(where: str) -> None:
+    urls = {"plain": "/router/?small=1", "method": "/router/controller/?small=1"}
+    with TestClient(_placed(where)) as client:
+        assert [client.get(urls[name]).json() for name in PLACES[where]] == [3] * len(PLACES[where])
