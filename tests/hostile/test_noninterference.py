@@ -22,8 +22,8 @@ Two sets of policies:
   its company is, a thing when its owner is (two levels), a part when its supplier is.
 
 On PostgreSQL, ``test_estimated_totals_never_depend_on_invisible_rows`` lists with
-``total_mode="estimated"`` as each user, changes and ``ANALYZE``\\s every row that user may not see,
-and lists again: the same answer, counted exactly.
+``total_mode="estimated"`` as company 1's user, adds 3,000 rows only company 2 may see and refreshes
+the statistics, and lists again: the same answer, counted exactly (the administrator's is an estimate).
 
 Hypothesis settings: ``LISTING_HYPOTHESIS_PROFILE`` (``ci``: 200 examples per target, ``nightly``:
 10,000).
