@@ -173,6 +173,16 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         nodes.stop(_nodes.pop().folder)
 
 
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """What the document store checked against MongoDB's documented rules, when any test used it."""
+    import sys
+
+    adapter = sys.modules.get("tests.document_store.mongomock_adapter")
+    tally = getattr(adapter, "TALLY", None)
+    if tally is not None and (tally.pipelines or tally.queries):
+        terminalreporter.write_line(tally.summary())
+
+
 def async_url(url: str) -> str:
     """``postgresql://`` -> ``postgresql+asyncpg://`` for SQLAlchemy."""
     return url.replace("postgresql://", "postgresql+asyncpg://", 1)
