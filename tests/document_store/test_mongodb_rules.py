@@ -199,7 +199,7 @@ async def test_every_case_of_the_table_compiles_to_what_mongodb_accepts(beanie_c
         query = with_policies(parsed, resource.field_map.graph, case)
         backend = resource.backend
         assert isinstance(backend, BeanieBackend)
-        compiled = backend.compiler(query).compile(query)
+        compiled = backend.compiler(query).compile(query, ("tags", "owner", "parts"))
         for pipeline in (compiled.count, compiled.page):
             assert pipeline_constructs(pipeline) == [], f"{case.id}: {pipeline}"
             checked += 1

@@ -214,7 +214,8 @@ class BeanieBackend:
                 ``context.deadline`` (``maxTimeMS``).
         """
         compiler = self.compiler(query)
-        compiled = compiler.compile(query)
+        tree = load_tree(context.load)
+        compiled = compiler.compile(query, tuple(tree))
         try:
             collection = self.document.get_pymongo_collection()
         except CollectionWasNotInitialized:
@@ -235,7 +236,7 @@ class BeanieBackend:
                 return compiler.policy_match(info, policies.get(info.entity.name))
 
             try:
-                await load(self.documents(), root, items, documents, load_tree(context.load), context.session, allowed)
+                await load(self.documents(), root, items, documents, tree, context.session, allowed)
             except ConnectionFailure as error:
                 msg = f"MongoDB is unreachable ({type(error).__name__})"
                 raise UnavailableError(msg) from error

@@ -146,12 +146,18 @@ class PipelineCompiler:
         self.pipeline = [dict(stage) for stage in pipeline]
         self.computed = dict(computed or {})
 
-    def compile(self, query: ListQuery) -> CompiledList:
+    def compile(self, query: ListQuery, load: Sequence[str] = ()) -> CompiledList:
         """Both pipelines of ``query``; the page pipeline is empty-safe past the last page.
 
         Row policies (``ListQuery.policies``): the listed class's is matched with the forced
         filters; every ``$lookup`` keeps only the linked documents inside their class's policy,
         so a linked document outside it reads as a missing one (docs: guide/scoping.md).
+
+        Args:
+            query: The list query.
+            load: The relations of the listed class the page's documents are loaded with
+                (``ListContext.load``'s first steps): a list of links keeps its stored links in the
+                page's projection, for ``loading.load`` to read.
         """
         policies = {policy.entity: policy for policy in query.policies}
         stages = list(self.pipeline)
@@ -176,7 +182,7 @@ class PipelineCompiler:
         if window.offset:
             page.append({"$skip": window.offset})
         page.append({"$limit": window.count})
-        page.append({"$project": self._projection()})
+        page.append({"$project": self._projection(load)})
         return CompiledList(count=count, page=page)
 
     # ------------------------------------------------------------------ paths and lookups
@@ -354,10 +360,15 @@ class PipelineCompiler:
         stages.append({"$sort": sort})
         return stages
 
-    def _projection(self) -> dict[str, int]:
-        # The listed fields only: private ones (a password hash) never leave the store.
+    def _projection(self, load: Sequence[str]) -> dict[str, int]:
+        # The listed fields only: private ones (a password hash) never leave the store; a list of
+        # links only when the page is loaded with it (a link's identifier is a listed field).
         fields = self.root.entity.fields
         projection = {key.split(".", 1)[0]: 1 for name, key in self.root.keys.items() if not fields[name].private}
+        references = self.root.references
+        projection.update(
+            (references[name].key, 1) for name in load if name in references and references[name].kind == "links"
+        )
         projection.update(dict.fromkeys(self.computed, 1))
         return projection
 
