@@ -3,8 +3,9 @@
 Which backends and databases run is ``tests/matrix.py``'s to say. PostgreSQL comes from
 ``LISTING_POSTGRES_URL``; when it
 is unreachable the tests that need it are skipped, except in CI (``CI=true``), where they fail. The
-document store is mongomock (through ``tests/document_store/mongomock_adapter.py``), or the real
-MongoDB at ``MONGODB_URL``.
+document store is mongomock (through ``tests/document_store/mongomock_adapter.py``, which checks what
+it is sent against MongoDB's documented rules and counts it: the count is printed at the end of a
+run), or the real MongoDB at ``MONGODB_URL`` (5.0 or later).
 """
 
 from __future__ import annotations
@@ -173,6 +174,21 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         nodes.stop(_nodes.pop().folder)
 
 
+async def _check_server_version(client: Any) -> None:
+    """Fail the calling test when the server at ``MONGODB_URL`` is older than the Beanie backend supports."""
+    from litestar_listing.backends.beanie import MINIMUM_MONGODB
+
+    info = await client.server_info()
+    if tuple(info["versionArray"][:2]) < MINIMUM_MONGODB:
+        await client.close()
+        minimum = ".".join(map(str, MINIMUM_MONGODB))
+        message = (
+            f"MongoDB {info['version']} at MONGODB_URL is older than {minimum}, the oldest the Beanie backend "
+            "supports (docs: guide/backends.md, 'MongoDB versions and the test store')"
+        )
+        pytest.fail(message, pytrace=False)
+
+
 def pytest_terminal_summary(terminalreporter: Any) -> None:
     """What the document store checked against MongoDB's documented rules, when any test used it."""
     import sys
@@ -211,6 +227,7 @@ async def document_store(database: str, name: str, documents: Sequence[type[Docu
         from pymongo import AsyncMongoClient
 
         client = AsyncMongoClient(MONGODB_URL, tz_aware=True, uuidRepresentation="standard")
+        await _check_server_version(client)
     await client.drop_database(name)
     await init_beanie(database=client[name], document_models=list(documents))
     try:

@@ -58,7 +58,19 @@ class BeanieBackend:
     a link by its name or ``<name>_id`` matched at ``<name>.$id``, allowlisted raw keys, no
     operator suffixes. Search is a case-insensitive escaped regex, through ``$lookup`` for link
     paths; order takes own fields, to-one link paths and mapped computed fields, NULLs last and
-    ``_id`` last. The total is exact: a ``$count`` over the same match.
+    ``_id`` last. The total is exact: a ``$count`` over the same match. Pages are offsets
+    (``$skip``/``$limit``): no keyset continuation (``Capabilities.keyset``), no deferred join.
+    ``load=`` loads links, lists of links and back links, one ``find`` per relation and depth.
+
+    Needs MongoDB 5.0 or later (``MINIMUM_MONGODB``), set by two operators: ``$getField`` (5.0),
+    which reads a link's ``$id`` in expressions (a row policy that compares a link, in a ``Computed``
+    value or on a looked-up document; an order by ``<link>_id``; the identifiers a ``$lookup`` of a
+    link matches), since MongoDB's documentation refuses a field path with a ``$`` component; and
+    ``$lookup`` with ``localField``/``foreignField`` and a ``pipeline`` together (5.0), which keeps
+    the linked documents inside their class's row policy. The rest is older: ``$lookup`` with
+    ``let`` and ``pipeline`` and ``$expr`` (3.6) for back links, ``$addFields``, ``$count``,
+    ``$in`` and ``$reduce`` (3.4). Which lists need which is in docs/guide/backends.md, "MongoDB
+    versions and the test store".
 
     Args:
         document: The listed ``beanie.Document`` class. ``init_beanie`` must have bound it to a
