@@ -14,8 +14,9 @@ import asyncio
 import hashlib
 import os
 import shutil
+import sys
 import tempfile
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -174,6 +175,30 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         nodes.stop(_nodes.pop().folder)
 
 
+def _rules_tally() -> Any:
+    """The document store's ``TALLY`` of MongoDB's rules, or None while no test has used the store."""
+    adapter = sys.modules.get("tests.document_store.mongomock_adapter")
+    return getattr(adapter, "TALLY", None)
+
+
+@pytest.fixture(autouse=True)
+def _refusals_fail_the_test() -> Iterator[None]:
+    """Fail a test during which the document store refused a construct, even when the refusal was caught.
+
+    A refused pipeline raises ``OperationFailure`` in the backend; a test that compares two HTTP
+    answers (``tests/hostile/test_noninterference.py``) would see a 500 on both sides and pass. The
+    refusals are counted whatever happens to the exception (``mongomock_adapter.TALLY``).
+    """
+    tally = _rules_tally()
+    before = tally.constructs if tally is not None else 0
+    yield
+    tally = tally if tally is not None else _rules_tally()
+    if tally is None or tally.constructs == before or os.environ.get("LISTING_MONGODB_RULES") == "record":
+        return
+    refused = tally.constructs - before
+    pytest.fail(f"the document store was sent {refused} construct(s) MongoDB refuses; the last: {tally.last}")
+
+
 async def _check_server_version(client: Any) -> None:
     """Fail the calling test when the server at ``MONGODB_URL`` is older than the Beanie backend supports."""
     from litestar_listing.backends.beanie import MINIMUM_MONGODB
@@ -191,10 +216,7 @@ async def _check_server_version(client: Any) -> None:
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:
     """What the document store checked against MongoDB's documented rules, when any test used it."""
-    import sys
-
-    adapter = sys.modules.get("tests.document_store.mongomock_adapter")
-    tally = getattr(adapter, "TALLY", None)
+    tally = _rules_tally()
     if tally is not None and (tally.pipelines or tally.queries):
         terminalreporter.write_line(tally.summary())
 

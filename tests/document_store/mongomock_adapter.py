@@ -130,6 +130,7 @@ class RulesTally:
         sorts: ``find`` sorts checked.
         refused: Each refused construct's rule and text -> how many times it was sent.
         first: The first refused construct, for the summary.
+        last: The last refused construct (for a test that sees refusals it did not send on purpose).
     """
 
     pipelines: int = 0
@@ -137,6 +138,7 @@ class RulesTally:
     sorts: int = 0
     refused: Counter[tuple[str, str]] = field(default_factory=Counter)
     first: mongodb_rules.Construct | None = None
+    last: mongodb_rules.Construct | None = None
 
     @property
     def constructs(self) -> int:
@@ -174,6 +176,7 @@ class RulesTally:
             self.refused[construct.rule, construct.text] += 1
         if self.first is None:
             self.first = found[0]
+        self.last = found[-1]
         if os.environ.get(RULES_VARIABLE, "refuse") != "record":
             version = mongodb_rules.version_text(mongodb_rules.MINIMUM_VERSION)
             listed = "; ".join(map(str, found))
