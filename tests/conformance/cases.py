@@ -1010,6 +1010,13 @@ _TABLE: tuple[Case, ...] = (
         31,
     ),
     Case("order:id-desc", "order_by=-id&count=3", (31, 30, 29), 31),
+    # A foreign key (on a document store, a link's identifier): owners 1 to 8 in turn, ties by id,
+    # then the things without an owner (13, 14, 17, 19, 30).
+    Case("order:fk-asc", "order_by=owner_id&count=50",
+         (1, 7, 16, 28, 2, 8, 22, 29, 3, 18, 23, 4, 12, 5, 15, 24, 9, 10, 25, 6, 20, 26, 31, 11, 21, 27,
+          13, 14, 17, 19, 30), 31),
+    Case("order:fk-desc-page-2", "order_by=-owner_id&count=10&page=2",
+         (5, 15, 24, 4, 12, 3, 18, 23, 2, 8), 31),
     Case("order:id-then-name", "order_by=id,name&count=3", (1, 2, 3), 31),
     Case("order:with-filter", "status=draft&order_by=-weight", (27, 2, 10, 31, 23, 6, 20, 9, 15), 9),
     Case("order:text-code-point", "name__in=Zeta,alpha,%C3%A9clair,Alpha&order_by=name", (23, 21, 22, 24), 4),
