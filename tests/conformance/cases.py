@@ -107,7 +107,7 @@ _NAME_DESC: tuple[int, ...] = (  # ties (14, 16) by id, NULLs last
 )
 # fmt: on
 
-# Row policies (DESIGN.md, "Row policies"): a tenant sees its own things, users and company; an
+# Row policies (docs: guide/scoping.md): a tenant sees its own things, users and company; an
 # anonymous request sees every thing but no user and no company; ``_UMBRELLA_PARTS`` shows only the
 # parts Umbrella supplies (1, 4, 9, 13, 17). An administrator has no policy: the unscoped answer.
 _ACME_POLICIES = (("Thing", (("company_id", 1),)), ("User", (("company_id", 1),)), ("Company", (("id", 1),)))
@@ -390,7 +390,7 @@ _TABLE: tuple[Case, ...] = (
     ),
     Case("op:isnull:decimal", "price__isnull=true&order_by=id", (13, 17, 19), 3),
     # Decimals compare exactly, also past the column's NUMERIC(10, 2): never rounded to its scale,
-    # never an overflow (DESIGN.md, "Coercion": Decimal exact).
+    # never an overflow (docs: query-language.md, "Filters and operators": decimals compare exactly).
     Case("op:eq:decimal-beyond-scale", "price=0.001", (), 0),
     Case("op:in:decimal-beyond-scale", "price__in=0.999,9.995", (), 0),
     Case("op:ne:decimal-beyond-scale", "price__ne=0.999&id__lte=3&order_by=id", (1, 2, 3), 3),

@@ -141,7 +141,7 @@ class BeanieBackend:
         """Whether a base list query may leave rows of the model out (e.g. soft-deleted ones, spec §4.4.11).
 
         The plugin's start-up check treats such a model as scoped: a relation path reaching it
-        from another resource needs a row policy (DESIGN.md, "Row policies").
+        from another resource needs a row policy (docs: guide/scoping.md, "The start-up check").
         """
         return any(next(iter(stage), "") not in _KEEPING_STAGES for stage in self._pipeline)
 
@@ -286,7 +286,7 @@ def _reads(expression: object) -> tuple[str, ...]:
 
 
 def policy_filter(document: type[Document], policy: Policy | None) -> dict[str, Any] | None:
-    """The query ``policy`` puts on documents of ``document``, for pipelines of one's own (DESIGN.md, "Row policies").
+    """The query ``policy`` puts on documents of ``document``, for pipelines of one's own (docs: guide/scoping.md).
 
     For enrichment that reads a collection with a policy, e.g. ``{"$match": policy_filter(Flight,
     policies.get("Flight"))}`` with ``policies`` from ``request_policies(context)``.

@@ -346,7 +346,8 @@ class PipelineCompiler:
                     values[f"{PREFIX}k{position}"] = _value(info, term.path.field, "$")
                     key = f"{PREFIX}k{position}"
             if nullable:
-                # NULLs last in both directions (DESIGN.md, "Order"); MongoDB puts them first ascending.
+                # NULLs last in both directions (docs: query-language.md, "Ordering"); MongoDB puts them
+                # first ascending.
                 flag = f"{PREFIX}n{position}"
                 flags[flag] = {"$cond": [{"$eq": [{"$ifNull": [f"${key}", None]}, None]}, 1, 0]}
                 sort[flag] = 1
