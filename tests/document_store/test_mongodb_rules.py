@@ -214,7 +214,8 @@ def tally(monkeypatch: pytest.MonkeyPatch) -> RulesTally:
     return fresh
 
 
-async def test_the_store_refuses_what_mongodb_refuses(tally: RulesTally) -> None:
+async def test_the_store_refuses_what_mongodb_refuses(tally: RulesTally, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(mongomock_adapter.RULES_VARIABLE, raising=False)  # refusing, in a run that records too
     collection = mongomock_client()["litestar_listing_rules_refused"]["things"]
     with pytest.raises(OperationFailure, match=r"refuses this pipeline.*\$\$this\.company\.\$id"):
         await collection.aggregate([{"$addFields": {"a": {"$filter": {"input": "$p", "cond": "$$this.company.$id"}}}}])
