@@ -14,8 +14,11 @@ from urllib.parse import parse_qsl
 import pytest
 from pymongo.errors import OperationFailure
 
-from litestar_listing.backends.beanie import MINIMUM_MONGODB, BeanieBackend, link_id
+from litestar_listing.backends.beanie import MINIMUM_MONGODB, BeanieBackend, Documents, link_id
+from litestar_listing.backends.beanie.compiler import PipelineCompiler
 from litestar_listing.core.parsing import forced_filter
+from litestar_listing.plugin.policies import policy_of
+from tests.conformance import beanie_documents
 from tests.conformance.cases import CASES
 from tests.conformance.targets import Target, beanie_target
 from tests.conformance.test_conformance import with_policies
@@ -180,6 +183,23 @@ def test_a_literal_is_not_read() -> None:
 
 
 # ---------------------------------------------------------------- the backend and the test store
+
+
+def test_a_policy_expression_reads_links_with_get_field_and_values_as_literals() -> None:
+    documents = Documents(beanie_documents.User)
+    info = documents.info(beanie_documents.User)
+    # A value beginning with '$' is data: outside $literal it would be read as a field path or a variable.
+    policy = policy_of(info.entity, {"company_id": 1, "name": ("$name", "$$ROOT")})
+    expression = PipelineCompiler(documents).policy_expression(info, policy, "member")
+    company = {"$getField": {"field": {"$literal": "$id"}, "input": "$$member.company"}}
+    assert expression == {
+        "$and": [
+            {"$eq": [{"$ifNull": [company, None]}, {"$literal": 1}]},
+            {"$in": [{"$ifNull": ["$$member.name", None]}, {"$literal": ["$name", "$$ROOT"]}]},
+        ]
+    }
+    counted = {"$filter": {"input": "$users", "as": "member", "cond": expression}}
+    assert pipeline_constructs([{"$addFields": {"n": counted}}]) == []
 
 
 @pytest.fixture(scope="module")
