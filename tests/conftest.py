@@ -3,8 +3,9 @@
 Which backends and databases run is ``tests/matrix.py``'s to say. PostgreSQL comes from
 ``LISTING_POSTGRES_URL``; when it
 is unreachable the tests that need it are skipped, except in CI (``CI=true``), where they fail. The
-document store is mongomock (through ``tests/document_store/mongomock_adapter.py``), or the real
-MongoDB at ``MONGODB_URL``.
+document store is mongomock (through ``tests/document_store/mongomock_adapter.py``, which checks what
+it is sent against MongoDB's documented rules and counts it: the count is printed at the end of a
+run), or the real MongoDB at ``MONGODB_URL`` (5.0 or later).
 """
 
 from __future__ import annotations
@@ -13,8 +14,9 @@ import asyncio
 import hashlib
 import os
 import shutil
+import sys
 import tempfile
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -173,6 +175,52 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         nodes.stop(_nodes.pop().folder)
 
 
+def _rules_tally() -> Any:
+    """The document store's ``TALLY`` of MongoDB's rules, or None while no test has used the store."""
+    adapter = sys.modules.get("tests.document_store.mongomock_adapter")
+    return getattr(adapter, "TALLY", None)
+
+
+@pytest.fixture(autouse=True)
+def _refusals_fail_the_test() -> Iterator[None]:
+    """Fail a test during which the document store refused a construct, even when the refusal was caught.
+
+    A refused pipeline raises ``OperationFailure`` in the backend; a test that compares two HTTP
+    answers (``tests/hostile/test_noninterference.py``) would see a 500 on both sides and pass. The
+    refusals are counted whatever happens to the exception (``mongomock_adapter.TALLY``).
+    """
+    tally = _rules_tally()
+    before = tally.constructs if tally is not None else 0
+    yield
+    tally = tally if tally is not None else _rules_tally()
+    if tally is None or tally.constructs == before or os.environ.get("LISTING_MONGODB_RULES") == "record":
+        return
+    refused = tally.constructs - before
+    pytest.fail(f"the document store was sent {refused} construct(s) MongoDB refuses; the last: {tally.last}")
+
+
+async def _check_server_version(client: Any) -> None:
+    """Fail the calling test when the server at ``MONGODB_URL`` is older than the Beanie backend supports."""
+    from litestar_listing.backends.beanie import MINIMUM_MONGODB
+
+    info = await client.server_info()
+    if tuple(info["versionArray"][:2]) < MINIMUM_MONGODB:
+        await client.close()
+        minimum = ".".join(map(str, MINIMUM_MONGODB))
+        message = (
+            f"MongoDB {info['version']} at MONGODB_URL is older than {minimum}, the oldest the Beanie backend "
+            "supports (docs: guide/backends.md, 'MongoDB versions and the test store')"
+        )
+        pytest.fail(message, pytrace=False)
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """What the document store checked against MongoDB's documented rules, when any test used it."""
+    tally = _rules_tally()
+    if tally is not None and (tally.pipelines or tally.queries):
+        terminalreporter.write_line(tally.summary())
+
+
 def async_url(url: str) -> str:
     """``postgresql://`` -> ``postgresql+asyncpg://`` for SQLAlchemy."""
     return url.replace("postgresql://", "postgresql+asyncpg://", 1)
@@ -201,6 +249,7 @@ async def document_store(database: str, name: str, documents: Sequence[type[Docu
         from pymongo import AsyncMongoClient
 
         client = AsyncMongoClient(MONGODB_URL, tz_aware=True, uuidRepresentation="standard")
+        await _check_server_version(client)
     await client.drop_database(name)
     await init_beanie(database=client[name], document_models=list(documents))
     try:

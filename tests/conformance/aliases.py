@@ -29,7 +29,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import aliased
 
 from litestar_listing import Computed, ListingBackend, Resource
-from litestar_listing.backends.beanie import BeanieBackend
+from litestar_listing.backends.beanie import BeanieBackend, link_id
 from litestar_listing.backends.piccolo import PiccoloBackend
 from litestar_listing.backends.sqlalchemy import SQLAlchemyBackend, model_graph
 from litestar_listing.core.query import Policy
@@ -205,22 +205,28 @@ def beanie_backends() -> AliasBackends:
         lambda allowed: {"$let": {"vars": {"counts": per_owner(allowed)}, "in": {"$sum": "$$counts"}}},
         reads=(user,),
     )
+    owner, manager = link_id("$owner"), link_id("$manager")
     return AliasBackends(
         BeanieBackend(
             user,
-            pipeline=[_lookup("_id", "manager.$id", "report_docs")],
+            pipeline=[_lookup("$_id", manager, "report_docs")],
             computed={"reports": (reports, int)},
         ),
         BeanieBackend(
             beanie_documents.Thing,
-            pipeline=[_lookup("owner.$id", "_id", "owner_docs"), _lookup("owner.$id", "manager.$id", "managed_docs")],
+            pipeline=[_lookup(owner, "$_id", "owner_docs"), _lookup(owner, manager, "managed_docs")],
             computed={"owner_reports": (owner_reports, int)},
         ),
     )
 
 
-def _lookup(local: str, foreign: str, into: str) -> dict[str, Any]:
-    return {"$lookup": {"from": "users", "localField": local, "foreignField": foreign, "as": into}}
+def _lookup(local: object, foreign: object, into: str) -> dict[str, Any]:
+    """The users whose ``foreign`` equals the listed document's ``local`` (null equals null, as with localField).
+
+    A link's identifier is read with ``link_id``: MongoDB's documentation refuses ``manager.$id`` as a field path.
+    """
+    match = {"$expr": {"$eq": [foreign, "$$key"]}}
+    return {"$lookup": {"from": "users", "let": {"key": local}, "pipeline": [{"$match": match}], "as": into}}
 
 
 BACKENDS: Mapping[str, Callable[[], AliasBackends]] = {

@@ -43,6 +43,10 @@ class Case:
         needs: Backend capabilities the case needs: ``relation_paths``, ``to_many_paths``,
             ``computed_order``, and ``op:<name>`` for every operator its filters compile to
             (derived from ``query`` and ``forced`` when ``CASES`` is built).
+        load: A relation path eager-loaded with the page (``ListContext.load``, spec §4.5), e.g.
+            ``tags``; empty: none.
+        loaded: With ``load``: for each item of the page, in order, the ids of the rows the path
+            reaches (a to-many list in id order), e.g. ``((1, 2), (), (3,))``; None: not checked.
     """
 
     id: str
@@ -55,6 +59,8 @@ class Case:
     policies: tuple[tuple[str, tuple[tuple[str, object], ...] | None], ...] = ()
     through: tuple[tuple[str, tuple[str, ...]], ...] = ()
     needs: frozenset[str] = frozenset()
+    load: str = ""
+    loaded: tuple[tuple[int, ...], ...] | None = None
 
 
 REL = frozenset({"relation_paths"})
@@ -101,7 +107,7 @@ _NAME_DESC: tuple[int, ...] = (  # ties (14, 16) by id, NULLs last
 )
 # fmt: on
 
-# Row policies (DESIGN.md, "Row policies"): a tenant sees its own things, users and company; an
+# Row policies (docs: guide/scoping.md): a tenant sees its own things, users and company; an
 # anonymous request sees every thing but no user and no company; ``_UMBRELLA_PARTS`` shows only the
 # parts Umbrella supplies (1, 4, 9, 13, 17). An administrator has no policy: the unscoped answer.
 _ACME_POLICIES = (("Thing", (("company_id", 1),)), ("User", (("company_id", 1),)), ("Company", (("id", 1),)))
@@ -384,7 +390,7 @@ _TABLE: tuple[Case, ...] = (
     ),
     Case("op:isnull:decimal", "price__isnull=true&order_by=id", (13, 17, 19), 3),
     # Decimals compare exactly, also past the column's NUMERIC(10, 2): never rounded to its scale,
-    # never an overflow (DESIGN.md, "Coercion": Decimal exact).
+    # never an overflow (docs: query-language.md, "Filters and operators": decimals compare exactly).
     Case("op:eq:decimal-beyond-scale", "price=0.001", (), 0),
     Case("op:in:decimal-beyond-scale", "price__in=0.999,9.995", (), 0),
     Case("op:ne:decimal-beyond-scale", "price__ne=0.999&id__lte=3&order_by=id", (1, 2, 3), 3),
@@ -1004,6 +1010,13 @@ _TABLE: tuple[Case, ...] = (
         31,
     ),
     Case("order:id-desc", "order_by=-id&count=3", (31, 30, 29), 31),
+    # A foreign key (on a document store, a link's identifier): owners 1 to 8 in turn, ties by id,
+    # then the things without an owner (13, 14, 17, 19, 30).
+    Case("order:fk-asc", "order_by=owner_id&count=50",
+         (1, 7, 16, 28, 2, 8, 22, 29, 3, 18, 23, 4, 12, 5, 15, 24, 9, 10, 25, 6, 20, 26, 31, 11, 21, 27,
+          13, 14, 17, 19, 30), 31),
+    Case("order:fk-desc-page-2", "order_by=-owner_id&count=10&page=2",
+         (5, 15, 24, 4, 12, 3, 18, 23, 2, 8), 31),
     Case("order:id-then-name", "order_by=id,name&count=3", (1, 2, 3), 31),
     Case("order:with-filter", "status=draft&order_by=-weight", (27, 2, 10, 31, 23, 6, 20, 9, 15), 9),
     Case("order:text-code-point", "name__in=Zeta,alpha,%C3%A9clair,Alpha&order_by=name", (23, 21, 22, 24), 4),
@@ -1191,6 +1204,43 @@ _TABLE: tuple[Case, ...] = (
     Case("doc:reference-not-a-number", "owner=x", errors=("owner",), needs=DOC),
     Case("doc:operator-suffix-is-unknown", "name__eq=Widget", errors=("name__eq",), needs=DOC),
     Case("doc:relation-path-is-unknown", "owner__name=Alice", errors=("owner__name",), needs=DOC),
+    # ---------------------------------------------------------------- eager loading: §4.5
+    # A list of links (tags), loaded with the page on every page shape, under the Tag policy too.
+    # Each thing's tags, in id order (THING_TAGS; a link to the missing tag 99 is no tag): thing 1 has
+    # tags 1 and 2, thing 2 tag 1, 4 tag 3, 5 tags 3 and 6, 6 tag 5, 7 tags 1 and 4, 9 tag 2, 12 tags
+    # 1 to 3, 14 tag 6, 16 tag 2, 21 tags 1 to 4, 24 tag 5, 26 tag 3, 28 tag 2, 29 tag 1, 30 tag 3;
+    # every other thing none.
+    Case("load:tags:page-1", "order_by=id&count=5", (1, 2, 3, 4, 5), 31, load="tags",
+         loaded=((1, 2), (1,), (), (3,), (3, 6))),
+    Case("load:tags:page-2", "order_by=id&count=5&page=2", (6, 7, 8, 9, 10), 31, load="tags",
+         loaded=((5,), (1, 4), (), (2,), ())),
+    Case("load:tags:page-3", "order_by=id&count=5&page=3", (11, 12, 13, 14, 15), 31, load="tags",
+         loaded=((), (1, 2, 3), (), (6,), ())),
+    Case("load:tags:last-partial", "order_by=id&count=10&page=4", (31,), 31, load="tags", loaded=((),)),
+    Case("load:tags:past-the-end", "order_by=id&count=10&page=5", (), 31, load="tags", loaded=()),
+    Case("load:tags:default-order", "count=5", (31, 28, 25, 26, 24), 31, load="tags",
+         loaded=((), (2,), (), (3,), (5,))),
+    # Archived: 3, 11, 16, 25, 29 (the whole result: walked by keyset pages too).
+    Case("load:tags:filtered", "status=archived&order_by=id", (3, 11, 16, 25, 29), 5, load="tags",
+         loaded=((), (), (2,), (), (1,))),
+    Case("load:tags:live-last-page", "order_by=id&count=10&page=3", (21, 22, 23, 24, 25, 26, 27, 28), 28,
+         resource="things_live", load="tags", loaded=((1, 2, 3, 4), (), (), (5,), (), (3,), (), (2,))),
+    # The Tag policy: a hidden tag is no tag of its thing.
+    Case("load:tags:policy", "order_by=id&count=7", (1, 2, 3, 4, 5, 6, 7), 31,
+         policies=(("Tag", (("id", (2, 4, 6)),)),), needs=POLICY, load="tags",
+         loaded=((2,), (), (), (), (6,), (), (4,))),
+    Case("load:tags:policy-page-2", "order_by=id&count=7&page=2", (8, 9, 10, 11, 12, 13, 14), 31,
+         policies=(("Tag", (("id", (2, 4, 6)),)),), needs=POLICY, load="tags",
+         loaded=((), (2,), (), (), (2,), (), (6,))),
+    Case("load:tags:anonymous", "order_by=id&count=3", (1, 2, 3), 31, policies=(("Tag", None),), needs=POLICY,
+         load="tags", loaded=((), (), ())),
+    # Acme's things, with the tags 1 and 2 visible (the whole result: walked by keyset pages too).
+    Case("load:tags:tenant", "order_by=id&count=50", _ACME, 14,
+         policies=(*_ACME_POLICIES, ("Tag", (("id", (1, 2)),))), needs=POLICY, load="tags",
+         loaded=((1, 2), (1,), (), (1,), (), (2,), (), (), (), (), (1, 2), (), (2,), (1,))),
+    Case("load:tags:tenant-page-2", "order_by=id&count=5&page=2", (9, 13, 14, 17, 18), 14,
+         policies=(*_ACME_POLICIES, ("Tag", (("id", (1, 2)),))), needs=POLICY, load="tags",
+         loaded=((2,), (), (), (), ())),
     # ---------------------------------------------------------------- forced filters: §4.4.10
     Case("forced:plain", "order_by=id&count=50", _ACME, 14, forced=(("company_id", 1),)),
     # A tenant of None (a user without a company) sees nothing, not the rows whose value is NULL.

@@ -30,7 +30,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async
 from docs.examples.guide import pooling
 from litestar_listing import Computed, ListContext, ListingBackend, MemoryBackend, Resource
 from litestar_listing.backends.base import Capabilities
-from litestar_listing.backends.beanie import BeanieBackend
+from litestar_listing.backends.beanie import BeanieBackend, link_id
 from litestar_listing.backends.piccolo import PiccoloBackend
 from litestar_listing.backends.sqlalchemy import SQLAlchemyBackend, model_graph, prepare_engine
 from litestar_listing.core.schema import FieldInfo, ValueType
@@ -338,7 +338,16 @@ BEANIE_OPTIONS: Mapping[str, Any] = {
     "filter_fields": ("*",),
     "ignore_unknown_filters": False,
 }
-_PARTS_LOOKUP = {"$lookup": {"from": "parts", "localField": "_id", "foreignField": "thing.$id", "as": "part_docs"}}
+# A part's link to its thing is a DBRef, whose $id an expression reads with link_id ($getField): MongoDB's
+# documentation refuses "thing.$id" as a foreignField (docs: guide/backends.md).
+_PARTS_LOOKUP = {
+    "$lookup": {
+        "from": "parts",
+        "let": {"thing": "$_id"},
+        "pipeline": [{"$match": {"$expr": {"$eq": [link_id("$thing"), "$$thing"]}}}],
+        "as": "part_docs",
+    }
+}
 
 
 _PART_COUNT = Computed(

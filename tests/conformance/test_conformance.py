@@ -7,7 +7,8 @@ Cases skip only by a declared capability, never by backend name.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
+from typing import Any
 from urllib.parse import parse_qsl
 
 import pytest
@@ -62,8 +63,27 @@ async def test_case(target: Target, case: Case) -> None:
         return
     query = with_policies(resource.parser.parse(params, forced), resource.field_map.graph, case)
     async with target.context() as context:
-        page = await resource.backend.fetch(query, context)
+        page = await resource.backend.fetch(query, dataclasses.replace(context, load=loads(case)))
     if case.ids is not None:
         assert [item["id"] for item in page.items] == list(case.ids)
     if case.total is not None:
         assert page.total == case.total
+    if case.loaded is not None:
+        assert [reached(item, case.load) for item in page.items] == list(case.loaded)
+
+
+def loads(case: Case) -> tuple[str, ...]:
+    """The ``ListContext.load`` of ``case``."""
+    return (case.load,) if case.load else ()
+
+
+def reached(item: Mapping[str, Any], path: str) -> tuple[int, ...]:
+    """The ids of the rows the loaded ``path`` (``tags``, ``parts__supplier``) reaches from ``item``, in order."""
+    rows: list[Mapping[str, Any]] = [item]
+    for step in path.split("__"):
+        following: list[Mapping[str, Any]] = []
+        for row in rows:
+            value = row[step]
+            following.extend(value if isinstance(value, list) else [] if value is None else [value])
+        rows = following
+    return tuple(row["id"] for row in rows)

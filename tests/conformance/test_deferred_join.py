@@ -24,6 +24,7 @@ PAGED = [case for case in CASES if not case.errors and int(dict(parse_qsl(case.q
 def test_enough_cases_skip_rows() -> None:
     assert len(PAGED) >= 20
     assert any(case.policies for case in PAGED)
+    assert any(case.load == "tags" and case.policies for case in PAGED)  # loads after a deferred join
 
 
 @pytest.mark.parametrize("case", PAGED, ids=lambda case: case.id)

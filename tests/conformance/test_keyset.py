@@ -19,7 +19,7 @@ from litestar_listing.core.query import Window
 from tests.apps import serving
 from tests.conformance.cases import CASES, Case
 from tests.conformance.targets import Target
-from tests.conformance.test_conformance import target, with_policies
+from tests.conformance.test_conformance import loads, reached, target, with_policies
 from tests.hostile import request
 
 __all__ = ("target",)
@@ -47,6 +47,7 @@ def test_walked_cases_cover_the_order_traps() -> None:
     traps = ("order_by=-name", "order_by=owner__name", "reviewer__name", "-part_count", "owner__role__code,-id")
     for needed in (*traps, "status,-quantity", "-company__name", "-active", "-price"):
         assert needed in queries
+    assert any(case.load == "tags" for case in WALKED)  # a list of links loaded on keyset pages
 
 
 @pytest.mark.parametrize("case", WALKED, ids=lambda case: case.id)
@@ -62,16 +63,20 @@ async def test_cursor_walk_matches_the_hand_counted_order(target: Target, case: 
     assert case.ids is not None
     for size in page_sizes(case):
         seen: list[int] = []
+        loaded: list[tuple[int, ...]] = []
         params = [*base, ("count", str(size))]
         pages = 0
         while True:
             async with target.context() as context:
-                envelope, headers = await resource.list_with_headers(None, params, app=app, session=context.session)
+                envelope, headers = await resource.list_with_headers(
+                    None, params, app=app, load=loads(case), session=context.session
+                )
             items = envelope.data  # type: ignore[attr-defined]
             pages += 1
             assert envelope.pagination.page == pages  # type: ignore[attr-defined]
             assert envelope.pagination.total == case.total  # type: ignore[attr-defined]
             seen.extend(item["id"] for item in items)
+            loaded.extend(reached(item, case.load) for item in items if case.load)
             cursor = headers.get("X-Next-Cursor")
             if cursor is None:
                 break
@@ -79,6 +84,8 @@ async def test_cursor_walk_matches_the_hand_counted_order(target: Target, case: 
             params = [*base, (CURSOR_PARAMETER, cursor)]
             assert pages <= len(case.ids)
         assert seen == list(case.ids), f"pages of {size}"
+        if case.loaded is not None:
+            assert loaded == list(case.loaded), f"loaded, pages of {size}"
 
 
 POLICED = [
@@ -92,6 +99,7 @@ def test_policed_walks_cover_relation_order() -> None:
     assert any("order_by=owner__name" in case.query for case in POLICED)
     assert any("order_by=-owner__name" in case.query for case in POLICED)
     assert any("order_by=owner__role__code" in case.query for case in POLICED)  # two hops, the first policed
+    assert any(case.load == "tags" for case in POLICED)  # loaded under the Tag policy
 
 
 @pytest.mark.parametrize("case", POLICED, ids=lambda case: case.id)
@@ -110,15 +118,19 @@ async def test_cursor_walk_under_row_policies(target: Target, case: Case) -> Non
     query = with_policies(resource.parser.parse(base, forced), resource.field_map.graph, case)
     query = dataclasses.replace(query, window=Window(1, 3))
     seen: list[int] = []
+    loaded: list[tuple[int, ...]] = []
     while True:
         async with target.context() as context:
-            page = await resource.backend.fetch(query, dataclasses.replace(context, keyset=True))
+            page = await resource.backend.fetch(query, dataclasses.replace(context, keyset=True, load=loads(case)))
         seen.extend(item["id"] for item in page.items)
+        loaded.extend(reached(item, case.load) for item in page.items if case.load)
         if len(page.items) < 3 or page.last_key is None:
             break
         query = dataclasses.replace(query, after=page.last_key)
         assert len(seen) <= case.total
     assert seen == list(case.ids)
+    if case.loaded is not None:
+        assert loaded == list(case.loaded)
 
 
 # Through the plugin's policies, as a request resolves them: Acme's user, and the administrator whom

@@ -16,7 +16,11 @@ mongomock-motor imitates Motor on top of mongomock, and mongomock keeps Python o
   (``tags.$id`` over a list of links, ``_joined.owner.$id`` over a previous ``$lookup``'s result);
 * mongomock sorts by an array's first element; MongoDB sorts ascending by the smallest element, descending by the
   largest;
-* mongomock's ``$count`` on no documents outputs ``{"<name>": 0}``; MongoDB outputs no document.
+* mongomock's ``$count`` on no documents outputs ``{"<name>": 0}``; MongoDB outputs no document;
+* mongomock has no ``$getField`` (MongoDB 5.0) nor ``$reduce`` (3.4), and runs no ``$lookup`` with a ``pipeline``
+  (3.6; with ``localField``/``foreignField`` too, 5.0), all of which the listing backend sends;
+* and mongomock runs what MongoDB refuses: a field path such as ``"$$this.company.$id"``, operators of any version,
+  variables bound nowhere.
 
 What it does: ``mongomock_client()`` wraps mongomock-motor's ``AsyncMongoMockClient`` in thin client, database,
 collection and cursor classes shaped like pymongo's async API (only the calls Beanie and the listing backend
@@ -25,16 +29,24 @@ make). Values go in in the form MongoDB would store them (a DBRef becomes its su
 becomes ``str``, a tuple a list), in documents, updates, filters and pipelines alike, and results come out the way
 pymongo decodes BSON (a sub-document with ``$ref`` and ``$id`` is a ``DBRef``, a decimal is a ``Decimal128``).
 
+Every pipeline, query and sort is first checked against MongoDB's documented rules for the oldest server the
+backend supports (``mongodb_rules.py``): a construct such a server refuses raises ``OperationFailure`` as the
+server would, and ``TALLY`` counts what was checked (``LISTING_MONGODB_RULES=record`` counts without refusing).
+``mongomock_client(rules=False)`` skips the check, for tests of the adapter itself.
+
 How mongomock is patched: its module-level hooks -- the ``$lookup`` and ``$count`` entries of
-``mongomock.aggregate._PIPELINE_HANDLERS``, ``mongomock.filtering.resolve_sort_key`` and
+``mongomock.aggregate._PIPELINE_HANDLERS``, ``mongomock.aggregate._Parser.parse`` (``$getField``, ``$reduce`` and
+the variables of a ``$lookup``'s ``let``), ``mongomock.filtering.resolve_sort_key`` and
 ``mongomock.collection.BSON`` -- are replaced only while the adapter itself calls into mongomock
 (``_mongomock_semantics()``), never at import. mongomock-motor's coroutines run mongomock synchronously and never
 suspend, so no other task can run while a replacement is in place, and any other use of mongomock in the process
 sees mongomock unchanged.
 
-Known gaps (not used by the listing backend): ``bulk_write`` (refused), sessions, ``$lookup`` with
-``let``/``pipeline``, ``$type: "decimal"``/``"number"`` on stored decimals, arithmetic mixing decimals and doubles
-in pipelines, positional path components (``tags.0``) in sort keys and ``$lookup`` fields.
+Known gaps (not used by the listing backend): ``bulk_write`` (refused), sessions, ``$type: "decimal"``/``"number"``
+on stored decimals, arithmetic mixing decimals and doubles in pipelines, positional path components (``tags.0``)
+in sort keys and ``$lookup`` fields, ``$setField``/``$unsetField``, and ``$getField`` with a computed field name
+(7.2). The documented differences between the two stores, and what the tests do about each, are in
+docs/guide/backends.md ("MongoDB versions and the test store").
 
 It is test-only and pinned: the workarounds depend on the internals of the versions in ``ADAPTED_VERSIONS``, so
 ``mongomock_client()`` calls ``check_versions()`` and refuses to run on any other version.
@@ -45,8 +57,11 @@ It is test-only and pinned: the workarounds depend on the internals of the versi
 from __future__ import annotations
 
 import decimal
+import os
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from importlib import metadata
 from typing import Any, Final
 from unittest import mock
@@ -57,7 +72,10 @@ from mongomock import aggregate as mongomock_aggregate
 from mongomock import collection as mongomock_collection
 from mongomock import filtering as mongomock_filtering
 from mongomock_motor import AsyncMongoMockClient
+from pymongo.errors import OperationFailure
 from typing_extensions import Self
+
+from tests.document_store import mongodb_rules
 
 ADAPTED_VERSIONS: dict[str, str] = {"beanie": "2.2.0", "mongomock": "4.3.0", "mongomock-motor": "0.0.36"}
 
@@ -83,10 +101,91 @@ def _installed_version(distribution: str) -> str | None:
         return None
 
 
-def mongomock_client() -> Any:
-    """A fresh in-memory client; ``client[name]`` is a database that ``beanie.init_beanie`` accepts."""
+def mongomock_client(*, rules: bool = True) -> Any:
+    """A fresh in-memory client; ``client[name]`` is a database that ``beanie.init_beanie`` accepts.
+
+    Args:
+        rules: Check every pipeline, query and sort sent through the client against MongoDB's documented
+            rules (``tests/document_store/mongodb_rules.py``) before mongomock runs it, counted in ``TALLY``;
+            False only for the adapter's own tests of paths a server reads but the manual does not state.
+    """
     check_versions()
-    return _Client(AsyncMongoMockClient())
+    return _Client(AsyncMongoMockClient(), rules=rules)
+
+
+# --- MongoDB's documented rules: checked before mongomock runs anything ------------------------------------------
+
+RULES_VARIABLE = "LISTING_MONGODB_RULES"
+"""``refuse`` (the default): a construct a server of ``mongodb_rules.MINIMUM_VERSION`` refuses raises
+``OperationFailure``, as the server would; ``record``: it is only counted (to measure code that breaks them)."""
+
+
+@dataclass
+class RulesTally:
+    """What the clients of this process sent, and what of it MongoDB's documentation refuses.
+
+    Attributes:
+        pipelines: ``aggregate`` pipelines checked.
+        queries: Filters checked (``find``, ``count_documents``, ``delete_many``...).
+        sorts: ``find`` sorts checked.
+        refused: Each refused construct's rule and text -> how many times it was sent.
+        first: The first refused construct, for the summary.
+        last: The last refused construct (for a test that sees refusals it did not send on purpose).
+    """
+
+    pipelines: int = 0
+    queries: int = 0
+    sorts: int = 0
+    refused: Counter[tuple[str, str]] = field(default_factory=Counter)
+    first: mongodb_rules.Construct | None = None
+    last: mongodb_rules.Construct | None = None
+
+    @property
+    def constructs(self) -> int:
+        """How many refused constructs were sent in all."""
+        return sum(self.refused.values())
+
+    def summary(self) -> str:
+        """What was checked, against which version, and what was found (each construct, when recording)."""
+        version = mongodb_rules.version_text(mongodb_rules.MINIMUM_VERSION)
+        text = (
+            f"MongoDB {version} rules: {self.pipelines:,} pipelines, {self.queries:,} queries and {self.sorts:,} sorts "
+            f"checked; {self.constructs:,} refused constructs ({len(self.refused):,} distinct)"
+        )
+        by_rule = Counter[str]()
+        for (rule, _), seen in self.refused.items():
+            by_rule[rule] += seen
+        if by_rule:
+            text += ": " + ", ".join(f"{seen:,} {rule}" for rule, seen in by_rule.most_common())
+            text += f"; the first: {self.first}"
+        if os.environ.get(RULES_VARIABLE) == "record":
+            text += "".join(
+                f"\n  {seen:>7,}  {rule}  {construct}" for (rule, construct), seen in self.refused.most_common()
+            )
+        return text
+
+    def check(self, found: list[mongodb_rules.Construct], what: str) -> None:
+        """Count ``found``; unless recording, raise as the server would.
+
+        Raises:
+            OperationFailure: ``found`` is not empty and ``LISTING_MONGODB_RULES`` is not ``record``.
+        """
+        if not found:
+            return
+        for construct in found:
+            self.refused[construct.rule, construct.text] += 1
+        if self.first is None:
+            self.first = found[0]
+        self.last = found[-1]
+        if os.environ.get(RULES_VARIABLE, "refuse") != "record":
+            version = mongodb_rules.version_text(mongodb_rules.MINIMUM_VERSION)
+            listed = "; ".join(map(str, found))
+            message = f"MongoDB {version} refuses this {what} (tests/document_store/mongodb_rules.py): {listed}"
+            raise OperationFailure(message)
+
+
+TALLY = RulesTally()
+"""Every check of this process (``tests/conftest.py`` prints its summary at the end of a run)."""
 
 
 # --- Values: the stored form (what MongoDB keeps after BSON encoding) and back ---------------------------------
@@ -267,25 +366,130 @@ _ORIGINAL_COUNT: Final[Callable[[list[dict[str, Any]], Any, str], list[dict[str,
     mongomock_aggregate._handle_count_stage
 )
 _BsonComparable: Final[Callable[[Any], Any]] = mongomock_filtering.BsonComparable  # mongomock's BSON ordering
+_PROCESS_PIPELINE: Final[Callable[[list[dict[str, Any]], Any, Any, Any], Iterable[dict[str, Any]]]] = (
+    mongomock_aggregate.process_pipeline
+)
+_PARSER: Final[Callable[..., Any]] = mongomock_aggregate._Parser  # its instances evaluate expressions (``parse``)
 
 
 def _lookup_stage(
     in_collection: list[dict[str, Any]], database: Any, options: Mapping[str, Any]
 ) -> list[dict[str, Any]]:
-    """``$lookup`` with MongoDB's equality match, replacing mongomock's while the adapter runs.
+    """``$lookup`` with MongoDB's equality match and sub-pipelines, replacing mongomock's while the adapter runs.
 
-    The local value is every value reached through arrays; a foreign document matches when its foreignField equals
-    any of them (mongomock's own query, so foreign arrays and ``thing.$id`` paths are traversed too). No local value
-    (missing, null, or an empty array) matches a foreignField that is null or missing.
+    Equality (``localField``/``foreignField``): the local value is every value reached through arrays; a foreign
+    document matches when its foreignField equals any of them (mongomock's own query, so foreign arrays and
+    ``thing.$id`` paths are traversed too). No local value (missing, null, or an empty array) matches a foreignField
+    that is null or missing. A ``pipeline`` (MongoDB 3.6; with localField/foreignField, 5.0) then runs on the
+    matching foreign documents (all of them without localField), with ``let``'s variables, evaluated on the local
+    document, bound in every expression of it (``_LOOKUP_VARIABLES``).
     """
-    _ORIGINAL_LOOKUP([], database, options)  # mongomock's validation of the options, on no documents
+    equality = {key: value for key, value in options.items() if key not in {"let", "pipeline"}}
+    if "localField" in options or "foreignField" in options:
+        _ORIGINAL_LOOKUP([], database, equality)  # mongomock's validation of the options, on no documents
+    elif not isinstance(options.get("from"), str) or not isinstance(options.get("as"), str):
+        message = "Must specify 'from' and 'as' for a $lookup, and 'pipeline' without localField"
+        raise OperationFailure(message)
+    pipeline = options.get("pipeline")
+    variables: Mapping[str, Any] = options.get("let", {})
     foreign = database.get_collection(options["from"])
     for document in in_collection:
-        reached = _path_values(document, options["localField"].split("."))
-        local = [value for value in reached if value is not _EMPTY_ARRAY]
-        matches = foreign.find({options["foreignField"]: {"$in": local or [None]}})
-        document[options["as"]] = list(matches)
+        if "localField" in options:
+            reached = _path_values(document, options["localField"].split("."))
+            local = [value for value in reached if value is not _EMPTY_ARRAY]
+            matches = list(foreign.find({options["foreignField"]: {"$in": local or [None]}}))
+        else:
+            matches = list(foreign.find())
+        if pipeline is not None:
+            bound = {name: _evaluated(expression, document) for name, expression in variables.items()}
+            _LOOKUP_VARIABLES.append({**(_LOOKUP_VARIABLES[-1] if _LOOKUP_VARIABLES else {}), **bound})
+            try:
+                matches = list(_PROCESS_PIPELINE(matches, database, pipeline, None))
+            finally:
+                _LOOKUP_VARIABLES.pop()
+        document[options["as"]] = matches
     return in_collection
+
+
+_LOOKUP_VARIABLES: list[dict[str, Any]] = []
+"""The ``let`` variables of the ``$lookup`` sub-pipelines running now, innermost last (each with the enclosing
+ones'); every expression evaluated meanwhile sees them, as in MongoDB, unless it binds the same name itself."""
+
+
+def _evaluated(expression: Any, document: Mapping[str, Any]) -> Any:
+    """``expression`` on ``document``, missing as null (a ``let`` variable is never missing)."""
+    try:
+        return _PARSER(document, ignore_missing_keys=True).parse(expression)
+    except KeyError:
+        return None
+
+
+_ORIGINAL_PARSE: Final[Callable[[Any, Any], Any]] = mongomock_aggregate._Parser.parse
+
+
+def _parse(parser: Any, expression: Any) -> Any:
+    """mongomock's expression parser with the ``$lookup`` variables bound, and ``$getField`` and ``$reduce``.
+
+    Replaces ``mongomock.aggregate._Parser.parse`` while the adapter runs; mongomock's parser calls it for every
+    sub-expression, so what it adds holds at any depth. A missing value is mongomock's ``KeyError``.
+    """
+    if _LOOKUP_VARIABLES and not getattr(parser, "_listing_bound", False):
+        parser._user_vars = {**_LOOKUP_VARIABLES[-1], **parser._user_vars}
+        parser._listing_bound = True
+    if isinstance(expression, Mapping) and len(expression) == 1:
+        operator, argument = next(iter(expression.items()))
+        if operator == "$getField":
+            return _get_field(parser, argument)
+        if operator == "$reduce":
+            return _reduce(parser, argument)
+    return _ORIGINAL_PARSE(parser, expression)
+
+
+def _get_field(parser: Any, argument: Any) -> Any:
+    """MongoDB 5.0's ``$getField``: a field of an object by its exact name, ``$`` or ``.`` in it or not.
+
+    Before 7.2 ``field`` is a constant string, a name beginning with ``$`` given through ``$literal``; ``input``
+    (default ``$$CURRENT``) missing or null gives null, an input that is no object is an error, and a field the
+    object lacks is missing. Nothing is traversed: ``a.b`` is the field named ``a.b``.
+    """
+    field_name, source = (argument, "$$CURRENT") if isinstance(argument, str) else (argument.get("field"), None)
+    if isinstance(argument, Mapping):
+        source = argument.get("input", "$$CURRENT")
+    if isinstance(field_name, Mapping) and list(field_name) == ["$literal"]:
+        field_name = field_name["$literal"]
+    elif not isinstance(field_name, str) or field_name.startswith("$"):
+        message = "$getField requires 'field' to evaluate to a constant string ($literal around a '$' name)"
+        raise OperationFailure(message)
+    try:
+        value = parser.parse(source)
+    except KeyError:
+        return None
+    if value is None:
+        return None
+    if not isinstance(value, Mapping):
+        message = f"$getField requires 'input' to evaluate to type Object, not {type(value).__name__}"
+        raise OperationFailure(message)
+    return value[field_name]
+
+
+def _reduce(parser: Any, argument: Mapping[str, Any]) -> Any:
+    """``$reduce`` (MongoDB 3.4): ``in`` applied to each element with ``$$this`` and ``$$value``; null input, null."""
+    try:
+        items = parser.parse(argument["input"])
+    except KeyError:
+        return None
+    if items is None:
+        return None
+    if not isinstance(items, list):
+        message = f"$reduce requires 'input' to be an array, not {type(items).__name__}"
+        raise OperationFailure(message)
+    value = parser.parse(argument["initialValue"])
+    for item in items:
+        variables = {**parser._user_vars, "this": item, "value": value}
+        value = _PARSER(parser._doc_dict, variables, ignore_missing_keys=parser._ignore_missing_keys).parse(
+            argument["in"]
+        )
+    return value
 
 
 def _count_stage(in_collection: list[dict[str, Any]], database: Any, options: str) -> list[dict[str, int]]:
@@ -331,6 +535,7 @@ def _mongomock_semantics() -> Iterator[None]:
         mock.patch.object(mongomock_collection, "BSON", _StorageAwareBSON),
         mock.patch.object(mongomock_filtering, "resolve_sort_key", _resolve_sort_key),
         mock.patch.dict(mongomock_aggregate._PIPELINE_HANDLERS, {"$lookup": _lookup_stage, "$count": _count_stage}),
+        mock.patch.object(mongomock_aggregate._Parser, "parse", _parse),
     ):
         yield
 
@@ -341,8 +546,9 @@ def _mongomock_semantics() -> Iterator[None]:
 class _Client:
     """The subset of ``pymongo.AsyncMongoClient`` that Beanie and the tests use."""
 
-    def __init__(self, inner: Any) -> None:
+    def __init__(self, inner: Any, *, rules: bool = True) -> None:
         self._inner = inner
+        self.rules = rules
 
     def __getitem__(self, name: str) -> _Database:
         return self.get_database(name)
@@ -427,30 +633,50 @@ class _Collection:
         with _mongomock_semantics():
             return await getattr(self._inner, method)(*args, **kwargs)
 
+    # MongoDB's documented rules, before mongomock sees anything (mongodb_rules.py)
+
+    def _query(self, filter: Mapping[str, Any] | None) -> dict[str, Any]:
+        """``filter`` checked, then in stored form."""
+        if self.database.client.rules:
+            TALLY.queries += 1
+            TALLY.check(mongodb_rules.query_constructs(filter), "query")
+        return _query_to_storage(filter)
+
+    def _sort(self, sort: Any) -> list[tuple[str, Any]] | None:
+        """A ``find`` sort checked, then with directed keys."""
+        if sort is not None and self.database.client.rules:
+            TALLY.sorts += 1
+            TALLY.check(mongodb_rules.sort_constructs(sort), "sort")
+        return _sort_to_storage(sort)
+
     # Reads
 
     def find(self, filter: Mapping[str, Any] | None = None, *args: Any, sort: Any = None, **kwargs: Any) -> _FindCursor:
-        cursor = self._inner.find(_query_to_storage(filter), *args, sort=_sort_to_storage(sort), **kwargs)
-        return _FindCursor(cursor)
+        cursor = self._inner.find(self._query(filter), *args, sort=self._sort(sort), **kwargs)
+        return _FindCursor(cursor, self)
 
     async def find_one(
         self, filter: Mapping[str, Any] | None = None, *args: Any, sort: Any = None, **kwargs: Any
     ) -> dict[str, Any] | None:
-        document = await self._call("find_one", _query_to_storage(filter), *args, sort=_sort_to_storage(sort), **kwargs)
+        document = await self._call("find_one", self._query(filter), *args, sort=self._sort(sort), **kwargs)
         return None if document is None else _document_from_storage(document)
 
     async def count_documents(self, filter: Mapping[str, Any], *args: Any, **kwargs: Any) -> int:
-        count: int = await self._call("count_documents", _query_to_storage(filter), *args, **kwargs)
+        count: int = await self._call("count_documents", self._query(filter), *args, **kwargs)
         return count
 
     async def distinct(self, key: str, filter: Mapping[str, Any] | None = None, *args: Any, **kwargs: Any) -> list[Any]:
-        values = await self._call("distinct", str(key), _query_to_storage(filter), *args, **kwargs)
+        values = await self._call("distinct", str(key), self._query(filter), *args, **kwargs)
         return [_from_storage(value) for value in values]
 
     async def aggregate(self, pipeline: Iterable[Mapping[str, Any]], *args: Any, **kwargs: Any) -> _Cursor:
         # A coroutine, as in pymongo's async API (Beanie awaits it); mongomock runs the whole pipeline in this call.
+        stages = list(pipeline)
+        if self.database.client.rules:
+            TALLY.pipelines += 1
+            TALLY.check(mongodb_rules.pipeline_constructs(stages), "pipeline")
         with _mongomock_semantics():
-            cursor = self._inner.aggregate(_pipeline_to_storage(pipeline), *args, **kwargs)
+            cursor = self._inner.aggregate(_pipeline_to_storage(stages), *args, **kwargs)
         return _Cursor(cursor)
 
     # Writes
@@ -470,23 +696,23 @@ class _Collection:
     async def replace_one(
         self, filter: Mapping[str, Any], replacement: Mapping[str, Any], *args: Any, **kwargs: Any
     ) -> Any:
-        return await self._call("replace_one", _query_to_storage(filter), _to_storage(replacement), *args, **kwargs)
+        return await self._call("replace_one", self._query(filter), _to_storage(replacement), *args, **kwargs)
 
     async def update_one(self, filter: Mapping[str, Any], update: Any, *args: Any, **kwargs: Any) -> Any:
-        return await self._call("update_one", _query_to_storage(filter), _to_storage(update), *args, **kwargs)
+        return await self._call("update_one", self._query(filter), _to_storage(update), *args, **kwargs)
 
     async def update_many(self, filter: Mapping[str, Any], update: Any, *args: Any, **kwargs: Any) -> Any:
-        return await self._call("update_many", _query_to_storage(filter), _to_storage(update), *args, **kwargs)
+        return await self._call("update_many", self._query(filter), _to_storage(update), *args, **kwargs)
 
     async def find_one_and_update(
         self, filter: Mapping[str, Any], update: Any, *args: Any, sort: Any = None, **kwargs: Any
     ) -> dict[str, Any] | None:
         document = await self._call(
             "find_one_and_update",
-            _query_to_storage(filter),
+            self._query(filter),
             _to_storage(update),
             *args,
-            sort=_sort_to_storage(sort),
+            sort=self._sort(sort),
             **kwargs,
         )
         return None if document is None else _document_from_storage(document)
@@ -496,10 +722,10 @@ class _Collection:
     ) -> dict[str, Any] | None:
         document = await self._call(
             "find_one_and_replace",
-            _query_to_storage(filter),
+            self._query(filter),
             _to_storage(replacement),
             *args,
-            sort=_sort_to_storage(sort),
+            sort=self._sort(sort),
             **kwargs,
         )
         return None if document is None else _document_from_storage(document)
@@ -507,16 +733,14 @@ class _Collection:
     async def find_one_and_delete(
         self, filter: Mapping[str, Any], *args: Any, sort: Any = None, **kwargs: Any
     ) -> dict[str, Any] | None:
-        document = await self._call(
-            "find_one_and_delete", _query_to_storage(filter), *args, sort=_sort_to_storage(sort), **kwargs
-        )
+        document = await self._call("find_one_and_delete", self._query(filter), *args, sort=self._sort(sort), **kwargs)
         return None if document is None else _document_from_storage(document)
 
     async def delete_one(self, filter: Mapping[str, Any], *args: Any, **kwargs: Any) -> Any:
-        return await self._call("delete_one", _query_to_storage(filter), *args, **kwargs)
+        return await self._call("delete_one", self._query(filter), *args, **kwargs)
 
     async def delete_many(self, filter: Mapping[str, Any], *args: Any, **kwargs: Any) -> Any:
-        return await self._call("delete_many", _query_to_storage(filter), *args, **kwargs)
+        return await self._call("delete_many", self._query(filter), *args, **kwargs)
 
     async def bulk_write(self, requests: Any, *args: Any, **kwargs: Any) -> Any:
         # pymongo's operation objects keep their documents in private attributes; passing them through would
@@ -594,9 +818,13 @@ class _Cursor:
 class _FindCursor(_Cursor):
     """``find()``'s cursor: also chains ``sort``, ``skip`` and ``limit`` before the first result."""
 
+    def __init__(self, inner: Any, collection: _Collection) -> None:
+        super().__init__(inner)
+        self._collection = collection
+
     def sort(self, key_or_list: Any, direction: Any = None) -> Self:
         spec = [(key_or_list, 1 if direction is None else direction)] if isinstance(key_or_list, str) else key_or_list
-        self._inner.sort(_sort_to_storage(spec))
+        self._inner.sort(self._collection._sort(spec))
         return self
 
     def skip(self, skip: int) -> Self:

@@ -20,6 +20,7 @@ from mongomock import aggregate as mongomock_aggregate
 from mongomock import collection as mongomock_collection
 from mongomock import filtering as mongomock_filtering
 from pydantic import Field
+from pymongo.errors import OperationFailure
 
 from tests.document_store.mongomock_adapter import ADAPTED_VERSIONS, check_versions, mongomock_client
 
@@ -72,7 +73,9 @@ def link(model: type[DocumentT], id_: int) -> Link[DocumentT]:
 
 @pytest.fixture
 async def database() -> Any:
-    database = mongomock_client()["adapter_tests"]
+    # Without the check of MongoDB's documented rules: these tests pin how the adapter reads paths such as
+    # "owner.$id", which servers take but the manual does not state (mongodb_rules.py).
+    database = mongomock_client(rules=False)["adapter_tests"]
     await init_beanie(database=database, document_models=[Role, User, Tag, Thing])
     await Role.insert_many([Role(id=1, name="admin"), Role(id=2, name="staff"), Role(id=3, name="guest")])
     await User.insert_many(
@@ -383,8 +386,95 @@ async def test_lookup_from_a_missing_field_matches_null_or_missing(database: Any
 
 
 async def test_lookup_keeps_mongomock_validation(database: Any) -> None:
-    with pytest.raises(NotImplementedError, match="pipeline"):
-        await things().aggregate([{"$lookup": {"from": "tags", "pipeline": [], "as": "x"}}])
+    with pytest.raises(OperationFailure, match="FieldPath"):
+        await things().aggregate([lookup("tags", "$tags", "_id", "x")])
+    with pytest.raises(OperationFailure, match="'from' and 'as'"):
+        await things().aggregate([{"$lookup": {"from": "tags", "pipeline": []}}])
+
+
+def link_id(link: str) -> dict[str, Any]:
+    return {"$getField": {"field": {"$literal": "$id"}, "input": link}}
+
+
+async def test_lookup_with_let_and_a_pipeline(database: Any) -> None:
+    # MongoDB 3.6: the sub-pipeline runs on every foreign document, let's variables bound in its expressions.
+    owned = {
+        "$lookup": {
+            "from": "things",
+            "let": {"user": "$_id", "unused": "$absent"},
+            "pipeline": [
+                {"$match": {"$expr": {"$eq": [link_id("$owner"), "$$user"]}}},
+                {"$match": {"$expr": {"$eq": ["$$unused", None]}}},  # a missing value is bound as null
+                {"$project": {"name": 1}},
+            ],
+            "as": "_owned",
+        }
+    }
+    joined = await aggregate(users(), [owned, {"$project": {"_owned": 1}}])
+    assert [[thing["name"] for thing in document["_owned"]] for document in joined] == [
+        ["100% cotton", "desk"],
+        ["100 cotton"],
+        ["lamp"],
+        [],
+    ]
+
+
+async def test_lookup_with_fields_and_a_pipeline(database: Any) -> None:
+    # MongoDB 5.0: the equality match first, then the pipeline on the matched documents; a $filter inside binds
+    # $$name over the let variable of the same name from the enclosing $lookup.
+    kept = {"$filter": {"input": [1, 2], "as": "name", "cond": {"$gt": ["$$name", 1]}}}
+    tagged = {
+        "$lookup": {
+            "from": "tags",
+            "localField": "_tag_ids",
+            "foreignField": "_id",
+            "let": {"name": "$name"},
+            "pipeline": [{"$match": {"label": {"$ne": "blue"}}}, {"$addFields": {"thing": "$$name", "kept": kept}}],
+            "as": "_tags",
+        }
+    }
+    ids_of_tags = {"$map": {"input": "$tags", "as": "link", "in": link_id("$$link")}}
+    pipeline: list[dict[str, Any]] = [{"$addFields": {"_tag_ids": ids_of_tags}}, tagged, {"$project": {"_tags": 1}}]
+    joined = await aggregate(things(), pipeline)
+    assert [[(tag["label"], tag["thing"], tag["kept"]) for tag in document["_tags"]] for document in joined] == [
+        [("red", "100% cotton", [2]), ("green", "100% cotton", [2])],
+        [],
+        [("green", "lamp", [2])],
+        [],
+    ]
+
+
+async def test_get_field_reads_a_dbref_id(database: Any) -> None:
+    # MongoDB 5.0: a field by its exact name; a null or missing input gives null, a missing field is missing.
+    pipeline = [
+        {"$match": {"_id": {"$in": [1, 7]}}},
+        {
+            "$project": {
+                "owner": link_id("$owner"),
+                "absent": link_id("$nothing"),
+                "shorthand": {"$getField": "name"},
+                "gone": {"$ifNull": [{"$getField": {"field": "nothing", "input": "$$ROOT"}}, "missing"]},
+            }
+        },
+    ]
+    expected = {"_id": 1, "owner": 5, "absent": None, "shorthand": "100% cotton", "gone": "missing"}
+    assert await aggregate(things(), pipeline) == [expected]
+    with pytest.raises(OperationFailure, match="type Object"):
+        await aggregate(things(), [{"$project": {"x": {"$getField": {"field": "a", "input": "$name"}}}}])
+    with pytest.raises(OperationFailure, match="constant string"):
+        await aggregate(things(), [{"$project": {"x": {"$getField": {"field": "$id", "input": "$owner"}}}}])
+
+
+async def test_reduce_concatenates_arrays(database: Any) -> None:
+    flattened = {"$reduce": {"input": "$parts", "initialValue": "", "in": {"$concat": ["$$value", "$$this"]}}}
+    nothing = {"$reduce": {"input": "$absent", "initialValue": 0, "in": 1}}
+    pipeline = [{"$project": {"parts": flattened, "none": nothing}}]
+    assert [(document["parts"], document["none"]) for document in await aggregate(things(), pipeline)] == [
+        ("ab", None),
+        ("", None),
+        ("x", None),
+        ("pqr", None),
+    ]
 
 
 async def test_unwind_preserving_null_and_empty_arrays(database: Any) -> None:
@@ -514,3 +604,4 @@ async def test_mongomock_is_unchanged_outside_the_adapters_calls(database: Any) 
     assert mongomock_aggregate._PIPELINE_HANDLERS["$count"] is mongomock_aggregate._handle_count_stage
     assert mongomock_filtering.resolve_sort_key.__module__ == "mongomock.filtering"
     assert vars(mongomock_collection)["BSON"] is bson.BSON
+    assert vars(mongomock_aggregate._Parser)["parse"].__module__ == "mongomock.aggregate"

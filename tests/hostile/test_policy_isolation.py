@@ -1,4 +1,4 @@
-"""Row policies as a property: no answer depends on a row outside the user's policies (issue 15).
+"""Row policies as a property: no answer depends on a row outside the user's policies (docs: guide/scoping.md).
 
 Targets: every selected backend x database, with the conformance data (``tests/conformance/fixture.py``).
 Five models carry a policy per company ``c``, linked every way a relation can be:
@@ -51,7 +51,6 @@ GRAPH: ModelGraph = model_graph(Thing)
 COMPANIES: tuple[int | None, ...] = (1, 2, 3, 4, None)
 """The scoped users' companies; None: a user without a company. The administrator has no policy."""
 LOAD = ("owner__manager", "reviewer", "company", "tags", "parts__supplier")
-DOCUMENT_LOAD = tuple(name for name in LOAD if name != "tags")  # Beanie's projection drops lists of links
 
 
 def _tags_of(company: int) -> tuple[int, ...]:
@@ -129,9 +128,8 @@ class Scene:
                 GRAPH, [row for row in kept if row is not None], computed={"part_count": PART_COUNT}
             )
         resource = target.resources["things"]
-        document = resource.backend.capabilities.filter_syntax is FilterSyntax.DOCUMENT
         everything = MemoryBackend(GRAPH, rows, computed={"part_count": PART_COUNT})
-        return cls(target, resource, DOCUMENT_LOAD if document else LOAD, references, everything)
+        return cls(target, resource, LOAD, references, everything)
 
     async def answer(self, query: ListQuery, backend: Any, context: ListContext) -> tuple[int, tuple[object, ...]]:
         page = await backend.fetch(query, dataclasses.replace(context, load=self.load))

@@ -25,7 +25,7 @@ from sqlalchemy import String, func, select
 from sqlalchemy.orm import DeclarativeBase, Mapped, aliased, mapped_column
 
 from litestar_listing import Computed, ListingPlugin, Resource, RowPolicy, tenant_scope
-from litestar_listing.backends.beanie import BeanieBackend
+from litestar_listing.backends.beanie import BeanieBackend, link_id
 from litestar_listing.backends.piccolo import PiccoloBackend
 from litestar_listing.backends.sqlalchemy import SQLAlchemyBackend
 
@@ -124,7 +124,15 @@ class MongoProject(Document):
 
 
 # start-example beanie
-children = {"$lookup": {"from": "guide_projects", "localField": "_id", "foreignField": "parent.$id", "as": "children"}}
+# The projects whose parent link holds this project's id: link_id reads a link's $id ($getField).
+children = {
+    "$lookup": {
+        "from": "guide_projects",
+        "let": {"project": "$_id"},
+        "pipeline": [{"$match": {"$expr": {"$eq": [link_id("$parent"), "$$project"]}}}],
+        "as": "children",
+    }
+}
 mongo_sub_projects = Computed(
     lambda allowed: {
         "$size": {"$filter": {"input": "$children", "as": "child", "cond": allowed(MongoProject, "child")}}

@@ -10,6 +10,7 @@ except ImportError as error:  # pragma: no cover - run in a subprocess by tests/
     raise MissingExtraError(error.name or "beanie", extra="beanie") from error
 
 from litestar_listing.backends.beanie.backend import BeanieBackend, policy_filter
+from litestar_listing.backends.beanie.compiler import MINIMUM_MONGODB, link_id
 from litestar_listing.backends.beanie.introspection import Documents, object_id
 
-__all__ = ("BeanieBackend", "Documents", "object_id", "policy_filter")
+__all__ = ("MINIMUM_MONGODB", "BeanieBackend", "Documents", "link_id", "object_id", "policy_filter")

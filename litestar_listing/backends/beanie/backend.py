@@ -58,7 +58,19 @@ class BeanieBackend:
     a link by its name or ``<name>_id`` matched at ``<name>.$id``, allowlisted raw keys, no
     operator suffixes. Search is a case-insensitive escaped regex, through ``$lookup`` for link
     paths; order takes own fields, to-one link paths and mapped computed fields, NULLs last and
-    ``_id`` last. The total is exact: a ``$count`` over the same match.
+    ``_id`` last. The total is exact: a ``$count`` over the same match. Pages are offsets
+    (``$skip``/``$limit``): no keyset continuation (``Capabilities.keyset``), no deferred join.
+    ``load=`` loads links, lists of links and back links, one ``find`` per relation and depth.
+
+    Needs MongoDB 5.0 or later (``MINIMUM_MONGODB``), set by two operators: ``$getField`` (5.0),
+    which reads a link's ``$id`` in expressions (a row policy that compares a link, in a ``Computed``
+    value or on a looked-up document; an order by ``<link>_id``; the identifiers a ``$lookup`` of a
+    link matches), since MongoDB's documentation refuses a field path with a ``$`` component; and
+    ``$lookup`` with ``localField``/``foreignField`` and a ``pipeline`` together (5.0), which keeps
+    the linked documents inside their class's row policy. The rest is older: ``$lookup`` with
+    ``let`` and ``pipeline`` and ``$expr`` (3.6) for back links, ``$addFields``, ``$count``,
+    ``$in`` and ``$reduce`` (3.4). Which lists need which is in docs/guide/backends.md, "MongoDB
+    versions and the test store".
 
     Args:
         document: The listed ``beanie.Document`` class. ``init_beanie`` must have bound it to a
@@ -129,7 +141,7 @@ class BeanieBackend:
         """Whether a base list query may leave rows of the model out (e.g. soft-deleted ones, spec §4.4.11).
 
         The plugin's start-up check treats such a model as scoped: a relation path reaching it
-        from another resource needs a row policy (DESIGN.md, "Row policies").
+        from another resource needs a row policy (docs: guide/scoping.md, "The start-up check").
         """
         return any(next(iter(stage), "") not in _KEEPING_STAGES for stage in self._pipeline)
 
@@ -214,7 +226,8 @@ class BeanieBackend:
                 ``context.deadline`` (``maxTimeMS``).
         """
         compiler = self.compiler(query)
-        compiled = compiler.compile(query)
+        tree = load_tree(context.load)
+        compiled = compiler.compile(query, tuple(tree))
         try:
             collection = self.document.get_pymongo_collection()
         except CollectionWasNotInitialized:
@@ -235,7 +248,7 @@ class BeanieBackend:
                 return compiler.policy_match(info, policies.get(info.entity.name))
 
             try:
-                await load(self.documents(), root, items, documents, load_tree(context.load), context.session, allowed)
+                await load(self.documents(), root, items, documents, tree, context.session, allowed)
             except ConnectionFailure as error:
                 msg = f"MongoDB is unreachable ({type(error).__name__})"
                 raise UnavailableError(msg) from error
@@ -273,7 +286,7 @@ def _reads(expression: object) -> tuple[str, ...]:
 
 
 def policy_filter(document: type[Document], policy: Policy | None) -> dict[str, Any] | None:
-    """The query ``policy`` puts on documents of ``document``, for pipelines of one's own (DESIGN.md, "Row policies").
+    """The query ``policy`` puts on documents of ``document``, for pipelines of one's own (docs: guide/scoping.md).
 
     For enrichment that reads a collection with a policy, e.g. ``{"$match": policy_filter(Flight,
     policies.get("Flight"))}`` with ``policies`` from ``request_policies(context)``.

@@ -4,6 +4,14 @@ Filters compare the document's own keys (a reference at ``<field>.$id``, spec §
 order through links use ``$lookup`` stages into ``_listing_``-prefixed arrays, so no document is
 repeated and totals stay exact. Nothing from the client reaches a pipeline as an operator: keys
 come from the model or the resource's allowlist, search text becomes an escaped regex.
+
+What MongoDB's documentation allows, and no more (docs: guide/backends.md, "MongoDB versions and
+the test store"): a link's ``$id`` is compared in query form (``$match``, ``find``), where the
+query language reads it, and read in expressions only through ``$getField`` (``link_id``), since
+the manual refuses a field path with a component beginning with ``$``. That and ``$lookup`` with
+``localField``, ``foreignField`` and ``pipeline`` together make MongoDB 5.0 the minimum
+(``MINIMUM_MONGODB``). Constants in expressions are wrapped in ``$literal``: a string beginning
+with ``$`` is data there, not a field path.
 """
 
 from __future__ import annotations
@@ -23,10 +31,37 @@ from litestar_listing.backends.beanie.introspection import DocumentInfo, Documen
 from litestar_listing.core.query import FieldPath, Filter, ListQuery, OrderTerm, Policy, RawFilter, Search
 from litestar_listing.core.text import caseless_regex
 
-__all__ = ("PREFIX", "CompiledList", "PipelineCompiler", "encode")
+__all__ = ("MINIMUM_MONGODB", "PREFIX", "CompiledList", "PipelineCompiler", "encode", "link_id")
 
 PREFIX = "_listing_"
 """Prefix of every key the compiled pipelines add to documents; none reaches an item."""
+
+MINIMUM_MONGODB = (5, 0)
+"""The oldest MongoDB server the pipelines run on: ``$getField`` (5.0) reads a link's ``$id`` in
+expressions, and a ``$lookup`` with ``localField``/``foreignField`` and a ``pipeline`` (5.0) keeps only
+the linked documents inside their class's row policy (docs: guide/backends.md)."""
+
+_DBREF_ID = {"$literal": "$id"}
+"""The name of a DBRef's identifier field, as ``$getField`` takes a name that begins with ``$``."""
+
+
+def link_id(link: object) -> dict[str, Any]:
+    """The identifier a stored link holds, as an aggregation expression (MongoDB 5.0).
+
+    Beanie stores a ``Link`` as a DBRef, the sub-document ``{"$ref": <collection>, "$id": <id>}``.
+    MongoDB's documentation refuses a field path with a component that begins with ``$``
+    (``"$owner.$id"``, ``"$$this.owner.$id"``); such a field is read with ``$getField``, its name in
+    ``$literal``. For pipelines of one's own (``BeanieBackend(pipeline=...)``, ``Computed`` values) too.
+
+    Args:
+        link: An expression of the stored link, e.g. ``"$owner"`` or ``"$$this.owner"``.
+
+    Returns:
+        ``{"$getField": {"field": {"$literal": "$id"}, "input": link}}``: the identifier, or null when
+        the link is null or missing.
+    """
+    return {"$getField": {"field": _DBREF_ID, "input": link}}
+
 
 Stage = dict[str, Any]
 
@@ -111,12 +146,18 @@ class PipelineCompiler:
         self.pipeline = [dict(stage) for stage in pipeline]
         self.computed = dict(computed or {})
 
-    def compile(self, query: ListQuery) -> CompiledList:
+    def compile(self, query: ListQuery, load: Sequence[str] = ()) -> CompiledList:
         """Both pipelines of ``query``; the page pipeline is empty-safe past the last page.
 
         Row policies (``ListQuery.policies``): the listed class's is matched with the forced
         filters; every ``$lookup`` keeps only the linked documents inside their class's policy,
-        so a linked document outside it reads as a missing one (DESIGN.md, "Row policies").
+        so a linked document outside it reads as a missing one (docs: guide/scoping.md).
+
+        Args:
+            query: The list query.
+            load: The relations of the listed class the page's documents are loaded with
+                (``ListContext.load``'s first steps): a list of links keeps its stored links in the
+                page's projection, for ``loading.load`` to read.
         """
         policies = {policy.entity: policy for policy in query.policies}
         stages = list(self.pipeline)
@@ -141,7 +182,7 @@ class PipelineCompiler:
         if window.offset:
             page.append({"$skip": window.offset})
         page.append({"$limit": window.count})
-        page.append({"$project": self._projection()})
+        page.append({"$project": self._projection(load)})
         return CompiledList(count=count, page=page)
 
     # ------------------------------------------------------------------ paths and lookups
@@ -166,6 +207,13 @@ class PipelineCompiler:
     def _lookups(
         self, needed: Sequence[Sequence[str]], done: list[Sequence[str]], policies: Mapping[str, Policy]
     ) -> list[Stage]:
+        """The ``$lookup`` stages of ``needed`` relation paths not in ``done`` (added to it), parents first.
+
+        A link is looked up by the identifiers it holds, read with ``link_id`` into a key of their own
+        (``localField`` may not end in ``$id``); a back link by a sub-pipeline comparing each linking
+        document's ``link_id`` with the local ``_id``. The linked class's row policy is a ``$match``
+        in query form inside the lookup, where ``<link>.$id`` may be compared.
+        """
         stages: list[Stage] = []
         for relations in sorted(needed, key=len):
             if relations in done:
@@ -174,22 +222,23 @@ class PipelineCompiler:
             source = self._info_at(relations[:-1])
             reference = source.references[relations[-1]]
             target = self.documents.info(reference.target)
-            parent = f"{_alias(relations[:-1])}." if len(relations) > 1 else ""
+            parent = _alias(relations[:-1]) if len(relations) > 1 else None
+            alias = _alias(relations)
+            allowed = self.policy_match(target, policies.get(target.entity.name))
+            lookup: Stage = {"from": reference.target.get_collection_name()}
             if reference.kind == "back":
-                local, foreign = f"{parent}_id", target.keys[f"{reference.back_field}_id"]
+                linked = link_id(f"${target.references[reference.back_field].key}")
+                match: Stage = {"$expr": {"$in": [linked, "$$keys"]}}
+                lookup["let"] = {"keys": f"${parent}._id" if parent else ["$_id"]}
+                lookup["pipeline"] = [{"$match": match if allowed is None else {"$and": [match, allowed]}}]
             else:
-                local, foreign = f"{parent}{reference.key}.$id", "_id"
-            lookup = {
-                "from": reference.target.get_collection_name(),
-                "localField": local,
-                "foreignField": foreign,
-                "as": _alias(relations),
-            }
+                key = f"{PREFIX}id-{'__'.join(relations)}"  # '-': no relation's alias has it
+                stages.append({"$addFields": {key: _linked_ids(reference.key, parent, many=reference.kind == "links")}})
+                lookup.update(localField=key, foreignField="_id")
+                if allowed is not None:
+                    lookup["pipeline"] = [{"$match": allowed}]
+            lookup["as"] = alias
             stages.append({"$lookup": lookup})
-            allowed = self.policy_expression(target, policies.get(target.entity.name))
-            if allowed is not None:
-                alias = _alias(relations)
-                stages.append({"$addFields": {alias: {"$filter": {"input": f"${alias}", "cond": allowed}}}})
         return stages
 
     # ------------------------------------------------------------------ row policies
@@ -229,16 +278,18 @@ class PipelineCompiler:
             return False
         parts: list[Any] = []
         for item in policy.filters:
-            value = f"$${variable}.{info.keys[item.path.field]}"
-            present = {"$ifNull": [value, None]}
+            present = {"$ifNull": [_value(info, item.path.field, f"$${variable}."), None]}
             if item.operator.name == "isnull":
                 parts.append({"$eq" if item.value else "$ne": [present, None]})
             elif item.operator.name == "in":
                 encoded = [one for one in map(encode, item.value) if one is not _UNREPRESENTABLE]  # type: ignore[call-overload]
-                parts.append({"$in": [present, encoded]})
+                parts.append({"$in": [present, {"$literal": encoded}]})
             else:
                 encoded_value = encode(item.value)
-                parts.append(False if encoded_value is _UNREPRESENTABLE else {"$eq": [present, encoded_value]})
+                if encoded_value is _UNREPRESENTABLE:
+                    parts.append(False)
+                else:
+                    parts.append({"$eq": [present, {"$literal": encoded_value}]})
         return {"$and": parts} if parts else None
 
     # ------------------------------------------------------------------ filters and search
@@ -288,13 +339,15 @@ class PipelineCompiler:
                 key = self.key(term.path, lookups)
                 nullable = info.entity.fields[term.path.field].nullable or bool(term.path.relations)
                 if term.path.relations:
-                    values[f"{PREFIX}k{position}"] = {"$arrayElemAt": [f"${key}", 0]}
+                    # The first looked-up document's value (none: missing, sorted as null).
+                    values[f"{PREFIX}k{position}"] = _first_value(info, term.path.field, _alias(term.path.relations))
                     key = f"{PREFIX}k{position}"
                 elif "." in key or "$" in key:
-                    values[f"{PREFIX}k{position}"] = f"${key}"
+                    values[f"{PREFIX}k{position}"] = _value(info, term.path.field, "$")
                     key = f"{PREFIX}k{position}"
             if nullable:
-                # NULLs last in both directions (DESIGN.md, "Order"); MongoDB puts them first ascending.
+                # NULLs last in both directions (docs: query-language.md, "Ordering"); MongoDB puts them
+                # first ascending.
                 flag = f"{PREFIX}n{position}"
                 flags[flag] = {"$cond": [{"$eq": [{"$ifNull": [f"${key}", None]}, None]}, 1, 0]}
                 sort[flag] = 1
@@ -308,9 +361,58 @@ class PipelineCompiler:
         stages.append({"$sort": sort})
         return stages
 
-    def _projection(self) -> dict[str, int]:
-        # The listed fields only: private ones (a password hash) never leave the store.
+    def _projection(self, load: Sequence[str]) -> dict[str, int]:
+        # The listed fields only: private ones (a password hash) never leave the store; a list of
+        # links only when the page is loaded with it (a link's identifier is a listed field).
         fields = self.root.entity.fields
         projection = {key.split(".", 1)[0]: 1 for name, key in self.root.keys.items() if not fields[name].private}
+        references = self.root.references
+        projection.update(
+            (references[name].key, 1) for name in load if name in references and references[name].kind == "links"
+        )
         projection.update(dict.fromkeys(self.computed, 1))
         return projection
+
+
+def _value(info: DocumentInfo, field: str, prefix: str) -> Any:
+    """``field`` of a document of ``info`` as an aggregation expression; ``prefix``: ``"$"`` or ``"$$this."``.
+
+    A link's identifier (``owner_id``, stored at ``owner.$id``) is read with ``link_id``.
+    """
+    key = info.keys[field]
+    link = info.link_key(field)
+    return prefix + key if link is None else link_id(prefix + link)
+
+
+def _first_value(info: DocumentInfo, field: str, alias: str) -> Any:
+    """``field`` of the first document looked up into ``alias``, an array; missing when it is empty."""
+    link = info.link_key(field)
+    if link is None:
+        return {"$arrayElemAt": [f"${alias}.{info.keys[field]}", 0]}
+    return link_id({"$arrayElemAt": [f"${alias}.{link}", 0]})
+
+
+def _linked_ids(key: str, parent: str | None, *, many: bool) -> Any:
+    """The identifiers the links stored at ``key`` hold, as an aggregation expression.
+
+    Args:
+        key: Where the link (or, ``many``, the list of links) is stored.
+        many: A list of links: an array of identifiers (a missing list: none).
+        parent: The array of looked-up documents the links are read on, or None for the listed one.
+
+    Returns:
+        An identifier or an array of them; ``$lookup`` matches a foreign ``_id`` equal to any.
+    """
+
+    def held(stored: str) -> Any:
+        if not many:
+            return link_id(stored)
+        return {"$map": {"input": {"$ifNull": [stored, []]}, "as": "link", "in": link_id("$$link")}}
+
+    if parent is None:
+        return held(f"${key}")
+    if not many:
+        return {"$map": {"input": f"${parent}", "as": "linking", "in": held(f"$$linking.{key}")}}
+    # Each parent document's list, concatenated.
+    each = {"$concatArrays": ["$$value", held(f"$$this.{key}")]}
+    return {"$reduce": {"input": f"${parent}", "initialValue": [], "in": each}}

@@ -140,6 +140,14 @@ class DocumentInfo:
     keys: Mapping[str, str]
     references: Mapping[str, Reference]
 
+    def link_key(self, name: str) -> str | None:
+        """Where the link behind the field ``name`` is stored, when the field is a link's identifier.
+
+        ``owner_id`` (stored at ``owner.$id``) -> ``owner``; any other field -> None.
+        """
+        key = self.keys[name]
+        return key.removesuffix(".$id") if key.endswith(".$id") else None
+
 
 def _resolve(argument: Any, owner: type[Document]) -> Any:
     # Link["User"] written before User exists: evaluate the name where the model was defined.
