@@ -52,10 +52,11 @@ import asyncpg
 import bench_apps as apps
 import bench_data as data
 import bench_parse
+from litestar import Litestar
 from report import database_server, git_state, package_version, write_markdown
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, create_async_engine
 
-from litestar_listing import Resource
+from litestar_listing import ListingPlugin, Resource
 from litestar_listing.backends.sqlalchemy import SQLAlchemyBackend, prepare_engine
 from litestar_listing.demo.app import piccolo_backends, sqlalchemy_backends
 from litestar_listing.demo.server import HOST, SQL_DATABASES, Server, ServerError, start
@@ -193,19 +194,22 @@ class Place:
 
 
 def _ours(resource: Any, engine: AsyncEngine | None) -> tuple[Call, Callable[[apps.Ask], Awaitable[str | None]]]:
+    # The application whose plugin binds the resource (its row policies, admission), as a served list has.
+    app = Litestar(plugins=[ListingPlugin([], unmounted=[resource])])
+
     async def call(ask: apps.Ask) -> Any:
         if engine is None:
-            return await resource.list(None, ask.params())
+            return await resource.list(None, ask.params(), app=app)
         async with AsyncSession(engine) as session:
-            return await resource.list(None, ask.params(), session=session)
+            return await resource.list(None, ask.params(), app=app, session=session)
 
     async def next_cursor(ask: apps.Ask) -> str | None:
         # The token of the page after ``ask``, as the X-Next-Cursor header gives it to clients.
         if engine is None:
-            _, headers = await resource.list_with_headers(None, ask.params())
+            _, headers = await resource.list_with_headers(None, ask.params(), app=app)
         else:
             async with AsyncSession(engine) as session:
-                _, headers = await resource.list_with_headers(None, ask.params(), session=session)
+                _, headers = await resource.list_with_headers(None, ask.params(), app=app, session=session)
         token: str | None = headers.get("X-Next-Cursor")
         return token
 
@@ -220,7 +224,6 @@ def _add_ours(place: Place, name: str, backends: Any, engine: AsyncEngine | None
         return
     try:
         resource = apps.flights_resource(backends, timeout=RESOURCE_TIMEOUT, **extra)
-        resource.build()
     except Exception as error:  # noqa: BLE001 - recorded as the reason the variant is unavailable
         place.unavailable[name] = f"{type(error).__name__}: {error}"
         return
