@@ -292,18 +292,43 @@ class Page:
 
 @runtime_checkable
 class ListingBackend(Protocol):
-    """A store that lists one model.
+    """A store that lists one model: everything the plugin and the compilers need of it.
 
     Implementations: ``backends.memory.MemoryBackend`` (the reference),
     ``backends.sqlalchemy.SQLAlchemyBackend``, ``backends.piccolo.PiccoloBackend`` and
-    ``backends.beanie.BeanieBackend``.
+    ``backends.beanie.BeanieBackend``. The plugin checks every member when the application starts
+    (``check_contract``; docs: guide/backends, "Capability differences").
 
-    A backend may name the class whose ``op_<name>`` methods compile its operators in a class
-    attribute ``visitor`` (its statement compiler); without one, the backend class itself is
-    checked (``check_contract``). A backend that delegates to another names the other's.
+    ``capabilities`` says what it can compile; conformance cases skip by these.
     """
 
     capabilities: Capabilities
+
+    @property
+    def visitor(self) -> type[Any]:
+        """The class whose ``op_<name>`` methods compile the declared operators.
+
+        Its statement compiler, or the backend's own class where it compiles them itself; a
+        backend that delegates to another names the other's.
+        """
+        ...
+
+    @property
+    def type_encoders(self) -> Mapping[Any, Callable[[Any], Any]]:
+        """Encoders the plugin adds to the application for the values its items hold, by type.
+
+        ``{ObjectId: str}`` on a document store; empty for most.
+        """
+        ...
+
+    @property
+    def narrows_rows(self) -> bool:
+        """Whether its base list query may leave rows of the model out (soft-deleted ones, say).
+
+        The start-up check then treats the model as scoped, and its lists count their totals
+        exactly (docs: guide/scoping, "The start-up check").
+        """
+        ...
 
     def model_graph(self) -> ModelGraph:
         """Describe the listed model and every model reachable from it."""
@@ -369,7 +394,16 @@ def check_contract(backend: object) -> None:
     """
     name = type(backend).__name__
     if not isinstance(backend, ListingBackend):
-        members = ("capabilities", "model_graph", "computed_fields", "fetch", "prepare")
+        members = (
+            "capabilities",
+            "visitor",
+            "type_encoders",
+            "narrows_rows",
+            "model_graph",
+            "computed_fields",
+            "fetch",
+            "prepare",
+        )
         lacking = ", ".join(member for member in members if not hasattr(backend, member))
         msg = f"{name} is not a ListingBackend: it lacks {lacking}"
         raise ConfigurationError(msg)
@@ -378,7 +412,7 @@ def check_contract(backend: object) -> None:
     if unknown:
         msg = f"{name} declares operators the registry does not have: {', '.join(unknown)}"
         raise ConfigurationError(msg)
-    visitor = getattr(backend, "visitor", type(backend))
+    visitor = backend.visitor
     uncompiled = [
         operator for operator in offered_operators(backend) if not callable(getattr(visitor, f"op_{operator}", None))
     ]

@@ -21,6 +21,7 @@ from __future__ import annotations
 import enum
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
 from litestar_listing.backends.base import Capabilities, ListContext, Page, dispatch, field_filter, where
@@ -65,6 +66,14 @@ class MemoryBackend:
     """
 
     capabilities = Capabilities(keyset=True, row_policies=True, inherited_policies=True)
+    type_encoders: Mapping[Any, Callable[[Any], Any]] = MappingProxyType({})
+    narrows_rows = False
+    """The rows given are the whole list: no base query leaves any out."""
+
+    @property
+    def visitor(self) -> type[Any]:
+        """The backend's own class: its ``op_<name>`` methods compile the operators."""
+        return type(self)
 
     def __init__(
         self,

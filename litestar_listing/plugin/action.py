@@ -169,7 +169,7 @@ def may_estimate(resource: Resource, query: ListQuery) -> bool:
     ``Resource.total_mode`` says, and ``X-Total-Mode`` says ``exact`` (docs: extensions, "Estimated
     totals").
     """
-    return not (query.forced_filters or query.policies or getattr(resource.backend, "narrows_rows", False))
+    return not (query.forced_filters or query.policies or resource.backend.narrows_rows)
 
 
 async def _fetch(resource: Resource, query: ListQuery, context: ListContext) -> Page:

@@ -142,7 +142,7 @@ class ListingPlugin(InitPlugin, ReceiveRoutePlugin):
         for resource in self.resources:
             resource.build()
             resource.backend.prepare()
-            encoders = getattr(resource.backend, "type_encoders", None)
+            encoders = resource.backend.type_encoders
             if encoders:
                 app_config.type_encoders = {**encoders, **(app_config.type_encoders or {})}
         policies = RowPolicies(self.policies)

@@ -269,7 +269,7 @@ def _scoped_models(resources: Sequence[Resource]) -> dict[str, str]:
     """
     scoped: dict[str, str] = {}
     for resource in resources:
-        if resource.scopes or getattr(resource.backend, "narrows_rows", False):
+        if resource.scopes or resource.backend.narrows_rows:
             scoped.setdefault(resource.field_map.graph.root, resource.name)
     return scoped
 

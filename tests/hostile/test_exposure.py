@@ -112,7 +112,9 @@ class WithoutPrivateFields:
         self.inner = inner
         self.capabilities: Capabilities = inner.capabilities
         # The inner backend compiles the operators (the start-up contract check looks there).
-        self.visitor: type = getattr(inner, "visitor", type(inner))
+        self.visitor: type = inner.visitor
+        self.type_encoders = inner.type_encoders
+        self.narrows_rows = inner.narrows_rows
         self._graph = without_private_fields(inner.model_graph())
 
     def model_graph(self) -> ModelGraph:

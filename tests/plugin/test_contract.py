@@ -62,7 +62,10 @@ def test_an_object_without_the_protocol_stops_the_app() -> None:
         def model_graph(self) -> Any:
             return GRAPH
 
-    lacks = r"HalfBackend is not a ListingBackend: it lacks computed_fields, fetch, prepare"
+    lacks = (
+        r"HalfBackend is not a ListingBackend: it lacks visitor, type_encoders, narrows_rows, computed_fields, "
+        r"fetch, prepare"
+    )
     with pytest.raises(ConfigurationError, match=lacks):
         app(HalfBackend())
 
