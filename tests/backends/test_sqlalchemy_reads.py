@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import pytest
-from sqlalchemy import Engine, String, event, insert
+from sqlalchemy import Engine, String, event, insert, text
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, create_async_engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.pool import StaticPool
@@ -65,8 +65,8 @@ def statements(engine: Engine | None) -> Iterator[list[str]]:
         event.remove(engine, "before_cursor_execute", record)
 
 
-async def _list(session: AsyncSession) -> tuple[list[int], int | None]:
-    resource = Resource("notes", SQLAlchemyBackend(Note))
+async def _list(session: AsyncSession, *, local_reads: bool = True) -> tuple[list[int], int | None]:
+    resource = Resource("notes", SQLAlchemyBackend(Note, local_reads=local_reads))
     resource.build()
     page = await resource.backend.fetch(resource.parser.parse([("count", "5")], []), ListContext(session=session))
     return [item["id"] for item in page.items], page.total
@@ -97,19 +97,21 @@ async def test_a_session_with_writes_lists_on_itself_and_sees_them(engine: Async
     assert len(on_reads) == 2
 
 
-async def test_an_engine_with_listeners_of_its_own_keeps_lists_on_the_session(engine: AsyncEngine) -> None:
+async def test_an_engine_whose_listeners_lists_need_keeps_them_on_the_session(engine: AsyncEngine) -> None:
+    # SQLAlchemy cannot tell an engine's listeners publicly: the backend is told to list on the session.
     other = create_async_engine(engine.url)
 
     @event.listens_for(other.sync_engine, "connect")
-    def pragma(dbapi_connection: Any, _record: Any) -> None:
-        dbapi_connection.execute("PRAGMA cache_size = -4000")
+    def decade(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.create_function("decade", 1, lambda year: year // 10 * 10)
 
     prepare_engine(other)
-    assert read_engine(other.sync_engine) is None
-    with statements(other.sync_engine) as on_session:
+    with statements(other.sync_engine) as on_session, statements(read_engine(other.sync_engine)) as on_reads:
         async with AsyncSession(other) as session:
-            assert await _list(session) == ([1, 2, 3, 4, 5], NOTES)
-    assert len(on_session) == 2
+            assert await _list(session, local_reads=False) == ([1, 2, 3, 4, 5], NOTES)
+            assert (await session.execute(text("SELECT decade(2024)"))).scalar_one() == 2020
+    assert len(on_session) == 3
+    assert on_reads == []
     await other.dispose()
 
 

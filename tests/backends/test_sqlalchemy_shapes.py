@@ -19,6 +19,7 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.types import TypeDecorator
 
 from litestar_listing import ListContext, Resource
+from litestar_listing.backends.relational.databases import SQLITE
 from litestar_listing.backends.relational.shapes import OFFSET, Shapes, Slot, shape_of
 from litestar_listing.backends.sqlalchemy import SQLAlchemyBackend
 from litestar_listing.core.parsing import equality_filter
@@ -156,7 +157,7 @@ async def test_a_shaped_statement_holds_no_value_and_does_not_run_without_them(e
     resource = _resource()
     backend = resource.backend
     assert isinstance(backend, SQLAlchemyBackend)
-    compiler = backend.compiler("sqlite")
+    compiler = backend.compiler(SQLITE)
     shape, values = shape_of(resource.parser.parse([("code", "qx-41")], []))
     page, _ = compiler.compile(shape, offset=Slot(OFFSET, int))
     assert "qx-41" not in str(page.compile(compile_kwargs={"literal_binds": False}))

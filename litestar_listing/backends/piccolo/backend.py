@@ -1,46 +1,48 @@
-"""``PiccoloBackend``: runs compiled list statements on a Piccolo engine."""
+"""``PiccoloBackend``: lists one Piccolo table on a Piccolo engine.
+
+What runs where (the route, totals, replicas) is the shared execution's (``relational.execution``);
+this module holds what is Piccolo's own: the engine, computed values, the page's select list and
+eager loading. The readers are in ``readers``, SQLite's connection and read pool in ``sqlite``.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import re
-import sqlite3
-from collections import OrderedDict
-from collections.abc import Coroutine, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from piccolo.columns import Column
 from piccolo.engine.base import Engine
-from piccolo.engine.sqlite import dict_factory
 from piccolo.querystring import QueryString
 
-from litestar_listing.backends._sqlite import (
-    DEFAULT_STATEMENT_TIMEOUT,
-    FOLD_FUNCTION,
-    ReadPool,
-    ReadSnapshot,
-    StatementGuard,
-    fold_value,
+from litestar_listing.backends.base import Computed, ListContext, Page, PerPolicies, driver_unavailable, read_models
+from litestar_listing.backends.piccolo.compiler import (
+    QUERY_COMPILERS,
+    Compiled,
+    Dialect,
+    QueryCompiler,
+    TableAlias,
+    render_condition,
 )
-from litestar_listing.backends.base import (
-    TOTAL_MODES,
-    Capabilities,
-    Computed,
-    ListContext,
-    Page,
-    PerPolicies,
-    driver_unavailable,
-    read_models,
-)
-from litestar_listing.backends.piccolo.compiler import Compiled, Dialect, QueryCompiler, TableAlias, render_condition
 from litestar_listing.backends.piccolo.introspection import Tables, field_info
 from litestar_listing.backends.piccolo.loading import Guard, Node, Selection, load_many, plan
-from litestar_listing.backends.relational.compiler import KEY_LABEL, with_followed
-from litestar_listing.backends.relational.replicas import LAG_QUERY, Replica, ReplicaSet
-from litestar_listing.backends.relational.shapes import OFFSET, Shapes, Slot, shape_of
-from litestar_listing.backends.relational.totals import count_beside, may_count_apart, planner_rows, total_of
-from litestar_listing.core.errors import ConfigurationError
+from litestar_listing.backends.piccolo.readers import (
+    TRANSACTION_READERS,
+    AsyncpgReader,
+    PiccoloReader,
+    SnapshotReader,
+    Statements,
+    replica_lag,
+)
+from litestar_listing.backends.piccolo.sqlite import FoldingConnection, prepare_engine, read_pool
+from litestar_listing.backends.relational.compiler import with_followed
+from litestar_listing.backends.relational.databases import Database, database
+from litestar_listing.backends.relational.execution import Held, Reader, RelationalBackend, RunList
+from litestar_listing.backends.relational.replicas import Replica, ReplicaSet
+from litestar_listing.backends.relational.shapes import OFFSET, Slot
+from litestar_listing.core.errors import ConfigurationError, UnavailableError
 from litestar_listing.core.query import ListQuery, Policy, load_tree
 from litestar_listing.core.schema import FieldInfo, ModelGraph
 
@@ -50,8 +52,6 @@ if TYPE_CHECKING:
 
 __all__ = ("FoldingConnection", "PiccoloBackend", "policy_condition", "prepare_engine")
 
-_DIALECTS: Mapping[str, Dialect] = {"sqlite": "sqlite", "postgres": "postgres"}
-
 _ALIAS = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 """A table alias ``policy_condition`` renders (quoted): an SQL identifier, never one of Piccolo's join aliases."""
 
@@ -59,62 +59,7 @@ _PageSelection = tuple[Node, list[QueryString], list[tuple[str, str]]]
 """The listed entity's plan, the page's select list, and ``(computed name, alias)`` pairs."""
 
 
-@dataclass(frozen=True, slots=True)
-class _Statements:
-    """What one query shape compiles to: its page and total statements, and how rows become items."""
-
-    page: Compiled
-    total: Compiled
-    node: Node
-    extras: list[tuple[str, str]]
-    guard: Guard | None
-
-
-class FoldingConnection(sqlite3.Connection):
-    """A SQLite connection with the case-folding function and a statement time limit.
-
-    SQLite's own ``lower()`` and ``LIKE`` fold ASCII only, and Piccolo's ``ilike`` is a plain ``LIKE``
-    on SQLite; ``listing_fold`` gives the per-character Unicode lowercase of the other databases.
-    A ``StatementGuard`` aborts any statement running longer than ``statement_timeout`` seconds
-    (SQLite has no statement timeout, and a cancelled request cannot stop its thread).
-    """
-
-    statement_timeout: float | None = DEFAULT_STATEMENT_TIMEOUT
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.create_function(FOLD_FUNCTION, 1, fold_value, deterministic=True)
-        StatementGuard(self.statement_timeout).install(self)
-
-
-def prepare_engine(engine: Engine[Any], *, statement_timeout: float | None = DEFAULT_STATEMENT_TIMEOUT) -> None:
-    """Make ``engine`` ready for listing: on SQLite, the case-folding function and a statement limit.
-
-    Piccolo's ``SQLiteEngine`` opens a connection per statement or transaction; this sets the
-    connection ``factory`` it passes to ``sqlite3.connect`` (a ``FoldingConnection`` whose
-    statements stop after ``statement_timeout`` seconds; None: no limit). Idempotent: the first
-    call's limit stays.
-
-    Raises:
-        ConfigurationError: The engine already has another connection factory.
-    """
-    if engine.engine_type != "sqlite":
-        return
-    kwargs: dict[str, Any] = engine.connection_kwargs  # type: ignore[attr-defined]
-    if "factory" not in kwargs:
-        limit = statement_timeout
-        kwargs["factory"] = (
-            FoldingConnection
-            if limit == FoldingConnection.statement_timeout
-            else type("FoldingConnection", (FoldingConnection,), {"statement_timeout": limit})
-        )
-    factory = kwargs["factory"]
-    if not (isinstance(factory, type) and issubclass(factory, FoldingConnection)):
-        msg = f"the SQLite engine's connection factory {factory!r} must subclass {FoldingConnection.__qualname__}"
-        raise ConfigurationError(msg)
-
-
-class PiccoloBackend:
+class PiccoloBackend(RelationalBackend[Engine[Any], Engine[Any], QueryCompiler, Statements]):
     """Lists one Piccolo table (spec §4; DESIGN.md decisions).
 
     Args:
@@ -152,9 +97,6 @@ class PiccoloBackend:
     eager-loaded relations; to-many relations list their rows in primary-key order.
     """
 
-    capabilities = Capabilities(
-        keyset=True, total_modes=frozenset(TOTAL_MODES), row_policies=True, inherited_policies=True
-    )
     visitor = QueryCompiler
     """The class whose ``op_<name>`` methods compile the declared operators (``check_contract``)."""
 
@@ -170,6 +112,7 @@ class PiccoloBackend:
         replicas: Sequence[str] = (),
         max_replica_lag: float = 5.0,
     ) -> None:
+        super().__init__()
         self.table = table
         self.engine = engine
         self.replica_names = tuple(replicas)
@@ -196,7 +139,6 @@ class PiccoloBackend:
             reads = expression.read_names(_name) if isinstance(expression, Computed) else ()
             self._computed_fields[name] = field_info(name, column, computed=True, reads=reads)
         self._compilers: PerPolicies[QueryCompiler] = PerPolicies(self._reads)
-        self._shapes: Shapes[_Statements] = Shapes()
 
     @property
     def narrows_rows(self) -> bool:
@@ -238,26 +180,20 @@ class PiccoloBackend:
             ConfigurationError: No engine, or an engine type other than SQLite and PostgreSQL.
         """
         engine = self.engine_for(ListContext())
-        self.compiler(engine)
+        database(engine.engine_type, "PiccoloBackend")
         prepare_engine(engine)
 
-    def compiler(self, engine: Engine[Any], query: ListQuery | None = None) -> QueryCompiler:
-        """The statement compiler for ``engine``'s dialect and the policies of ``query`` that ``Computed`` values read.
+    def compiler(self, database: Database, query: ListQuery | None = None) -> QueryCompiler:
+        """The statement compiler for ``database`` and the row policies of ``query`` that ``Computed`` values read.
 
-        Kept per dialect, and per distinct set of such policies (``PerPolicies``).
-
-        Raises:
-            ConfigurationError: The engine is neither SQLite nor PostgreSQL.
+        Kept per database, and per distinct set of such row policies (``PerPolicies``).
         """
-        dialect = _DIALECTS.get(engine.engine_type)
-        if dialect is None:
-            msg = f"PiccoloBackend runs on SQLite and PostgreSQL, not {engine.engine_type!r}"
-            raise ConfigurationError(msg)
+        compiler, dialect = QUERY_COMPILERS[database.name]
 
         def build(policies: Mapping[str, Policy]) -> QueryCompiler:
-            return QueryCompiler(self._tables, self._expressions(policies, dialect), self._where, dialect)
+            return compiler(self._tables, self._expressions(policies, dialect), self._where, dialect)
 
-        return self._compilers.get(engine.engine_type, query, build)
+        return self._compilers.get(database.name, query, build)
 
     def _expressions(self, policies: Mapping[str, Policy], dialect: Dialect) -> dict[str, QueryString]:
         """The computed expressions of a list with ``policies`` on ``dialect`` (``Computed`` values built for them).
@@ -305,89 +241,64 @@ class PiccoloBackend:
         extras = [(name, selection.add(expression)) for name, expression in computed.items()]
         return node, selection.columns, extras
 
-    def _statements(
-        self, compiler: QueryCompiler, query: ListQuery, context: ListContext
-    ) -> tuple[_Statements, dict[str, object]]:
-        """The statements of ``query``'s shape (compiled once per shape, ``Shapes``), and its values to bind.
+    # -- the shared execution's hooks (``RelationalBackend``) ---------------------------------
 
-        Kept per compiler (dialect, and the policies ``Computed`` values read), shape
-        (``shapes.shape_of``: the query without its field values and page offset, its row policies
-        whole), keyset and eager loads.
-        """
-        shape, values = shape_of(query)
-
-        def build() -> _Statements:
-            guard = compiler.load_guard(shape) if context.load and shape.policies else None
-            node, columns, extras = self._page_selection(context.load, compiler.computed, guard)
-            page, total = compiler.compile(shape, columns, keys=context.keyset, offset=Slot(OFFSET, int))
-            return _Statements(
-                Compiled.of(page, compiler.dialect), Compiled.of(total, compiler.dialect), node, extras, guard
-            )
-
-        return self._shapes.get((compiler, shape, context.keyset, context.load), build), values
-
-    async def fetch(self, query: ListQuery, context: ListContext) -> Page:
-        """Run the page statement, the total when the page does not tell it, and the eager loads.
-
-        Inside the caller's transaction (``engine.transaction()``) the list runs in a SAVEPOINT, so
-        its timeout or a store error leaves that transaction usable.
-
-        Raises:
-            ConfigurationError: No engine, or ``context.load`` names no relation.
-            UnavailableError: The database failed to answer (``driver_unavailable``).
-        """
-        try:
-            return await self._fetch(query, context)
-        except Exception as error:
-            mapped = driver_unavailable(error)
-            if mapped is None:
-                raise
-            raise mapped from error
-
-    async def _fetch(self, query: ListQuery, context: ListContext) -> Page:
+    def handle(self, context: ListContext) -> Engine[Any]:  # noqa: D102
         engine = self.engine_for(context)
         prepare_engine(engine)
-        transaction = engine.current_transaction.get()
-        if transaction is not None:
-            return await self._in_savepoint(query, context, engine, transaction)
-        replicas = self._replica_set(engine) if self.replica_names and not context.primary else None
-        if replicas:
-            page = await replicas.serve(_replica_lag, lambda node: self._pooled(query, context, node))
-            if page is not None:
-                return page
-        if engine.engine_type == "sqlite":
-            # Piccolo opens a SQLite connection (and its thread) per statement outside a transaction;
-            # a pooled connection and one read transaction give the page, the total and the eager
-            # loads one snapshot, the page and its total in one thread hop (``ReadPool``).
-            async with read_pool(engine).snapshot() as snapshot:
-                return await self._list(query, context, engine, snapshot)
-        return await self._pooled(query, context, engine)
+        return engine
 
-    async def _pooled(self, query: ListQuery, context: ListContext, engine: Engine[Any]) -> Page:
-        """List on one connection of ``engine`` (PostgreSQL): pooled, or of the list's own without a pool."""
-        pool = getattr(engine, "pool", None)
+    def held(self, handle: Engine[Any]) -> Held:  # noqa: D102
+        return Held.NOTHING if handle.current_transaction.get() is None else Held.TRANSACTION
+
+    async def in_transaction(self, handle: Engine[Any], context: ListContext, run: RunList[Statements]) -> Page:
+        """The list in a SAVEPOINT of the caller's transaction (``engine.transaction()``), rolled back to on error.
+
+        On PostgreSQL a statement that fails (or is cancelled at the deadline) aborts the whole
+        transaction; rolling back to the savepoint makes it usable again.
+        """
+        transaction: Any = handle.current_transaction.get()
+        reader = TRANSACTION_READERS[database(handle.engine_type, "PiccoloBackend").name](
+            handle, transaction.connection, context
+        )
+        savepoint = await transaction.savepoint()
+        try:
+            page = await run(reader)
+        except BaseException:
+            await savepoint.rollback_to()
+            raise
+        await savepoint.release()
+        return page
+
+    async def own(self, handle: Engine[Any], held: Held, context: ListContext, run: RunList[Statements]) -> Page:
+        """The list on one connection of ``handle`` (PostgreSQL): pooled, or of the list's own without a pool.
+
+        One pooled connection for the page, the total and the eager loads: under load, a request
+        that queued for the pool once per statement would time out between its statements. Without
+        a pool Piccolo opens a connection per statement and, when the statement is cancelled, never
+        closes it; one connection of the list's own gets asyncpg's timeout.
+        """
+        pool = getattr(handle, "pool", None)
         if pool is None:
-            # Without a pool Piccolo opens a connection per statement and, when the statement is
-            # cancelled, never closes it; one connection of the list's own gets asyncpg's timeout.
-            connection = await engine.get_new_connection()  # type: ignore[attr-defined]
+            connection = await handle.get_new_connection()  # type: ignore[attr-defined]
             try:
-                return await self._list(query, context, engine, connection)
+                return await run(AsyncpgReader(handle, connection, context))
             finally:
                 await connection.close()
-        # One pooled connection for the page, the total and the eager loads: under load, a request
-        # that queued for the pool once per statement would time out between its statements.
         async with pool.acquire() as connection:
-            return await self._list(query, context, engine, connection, pool)
+            return await run(AsyncpgReader(handle, connection, context, pool))
 
-    def _replica_set(self, engine: Engine[Any]) -> ReplicaSet[Engine[Any]]:
-        """The replicas of ``engine`` (its ``extra_nodes`` named by ``replicas``), made once per engine.
+    def replica_set(self, handle: Engine[Any]) -> ReplicaSet[Engine[Any]] | None:
+        """The replicas of ``handle`` (its ``extra_nodes`` named by ``replicas``), made once per engine.
 
         Raises:
             ConfigurationError: A name is not among the engine's ``extra_nodes``.
         """
-        replicas = self._replicas.get(id(engine))
+        if not self.replica_names:
+            return None
+        replicas = self._replicas.get(id(handle))
         if replicas is None:
-            nodes: Mapping[str, Engine[Any]] = getattr(engine, "extra_nodes", None) or {}
+            nodes: Mapping[str, Engine[Any]] = getattr(handle, "extra_nodes", None) or {}
             missing = [name for name in self.replica_names if name not in nodes]
             if missing:
                 msg = (
@@ -397,90 +308,60 @@ class PiccoloBackend:
             replicas = ReplicaSet(
                 [Replica(nodes[name], name) for name in self.replica_names], max_lag=self.max_replica_lag
             )
-            self._replicas[id(engine)] = replicas
+            self._replicas[id(handle)] = replicas
         return replicas
 
-    async def _in_savepoint(
-        self, query: ListQuery, context: ListContext, engine: Engine[Any], transaction: Any
-    ) -> Page:
-        """List inside the caller's transaction, in a SAVEPOINT that a timeout or a store error rolls back to.
+    async def replica_lag(self, node: Engine[Any]) -> float | None:  # noqa: D102
+        return await replica_lag(node)
 
-        On PostgreSQL a statement that fails (or is cancelled at the deadline) aborts the whole
-        transaction; rolling back to the savepoint makes it usable again. The statements run on the
-        transaction's connection: on PostgreSQL with asyncpg's per-statement ``timeout``, which sets
-        nothing on the session, so no limit outlives the list; on SQLite under the connection's own
-        ``StatementGuard`` (``FoldingConnection``).
+    async def on_replica(self, node: Engine[Any], context: ListContext, run: RunList[Statements]) -> Page:  # noqa: D102
+        return await self.own(node, Held.NOTHING, context, run)
+
+    def local(
+        self, handle: Engine[Any], context: ListContext
+    ) -> contextlib.AbstractAsyncContextManager[Reader[Statements]] | None:
+        """A read snapshot of a SQLite file (``sqlite.read_pool``).
+
+        Piccolo opens a SQLite connection (and its thread) per statement outside a transaction; a
+        pooled connection and one read transaction give the page, the total and the eager loads one
+        snapshot, the page and its total in one thread hop.
         """
-        savepoint = await transaction.savepoint()
-        try:
-            page = await self._list(query, context, engine, transaction.connection)
-        except BaseException:
-            await savepoint.rollback_to()
-            raise
-        await savepoint.release()
-        return page
+        if not database(handle.engine_type, "PiccoloBackend").local_reads:
+            return None
 
-    async def _list(
-        self, query: ListQuery, context: ListContext, engine: Engine[Any], connection: Any, pool: Any = None
-    ) -> Page:
-        """List on ``connection``: an asyncpg connection, a ``ReadSnapshot``, or a transaction's aiosqlite connection.
+        @contextlib.asynccontextmanager
+        async def snapshot() -> AsyncIterator[Reader[Statements]]:
+            async with read_pool(handle).snapshot() as held:
+                yield SnapshotReader(handle, held, context)
 
-        With the asyncpg ``pool`` the connection came from, the count may run on a second
-        connection beside the page (``_count_apart``).
-        """
-        compiler = self.compiler(engine, query)
+        return snapshot()
+
+    def unavailable(self, error: BaseException) -> UnavailableError | None:  # noqa: D102
+        return driver_unavailable(error)
+
+    def build(self, compiler: QueryCompiler, query: ListQuery, context: ListContext) -> Statements:
+        """The page, total and rows statements of the shape ``query``, and how the page's rows become items."""
+        guard = compiler.load_guard(query) if context.load and query.policies else None
+        node, columns, extras = self._page_selection(context.load, compiler.computed, guard)
+        page, total = compiler.compile(query, columns, keys=context.keyset, offset=Slot(OFFSET, int))
         dialect = compiler.dialect
-        statements, values = self._statements(compiler, query, context)
+        return Statements(
+            Compiled.of(page, dialect),
+            Compiled.of(total, dialect),
+            compiler,
+            node,
+            extras,
+            guard,
+        )
 
-        async def run(statement: QueryString) -> list[dict[str, Any]]:
-            return await fetch(statement.compile_string(engine_type=engine.engine_type))
-
-        async def fetch(compiled: tuple[str, list[Any]]) -> list[dict[str, Any]]:
-            sql, arguments = compiled
-            if isinstance(connection, ReadSnapshot):
-                return await connection.fetch(sql, arguments)
-            if dialect == "sqlite":
-                # The caller's transaction's aiosqlite connection, its rows as Piccolo makes them.
-                connection.row_factory = dict_factory
-                async with connection.execute(sql, arguments) as cursor:
-                    return list(await cursor.fetchall())
-            # asyncpg's timeout asks PostgreSQL to cancel the statement and keeps the connection;
-            # the time left is measured now, after the wait for the pooled connection.
-            rows = await connection.fetch(sql, *arguments, timeout=context.remaining())
-            return engine.transform_response_to_dicts(rows)
-
-        page_statement, total_statement = statements.page.bound(values), statements.total.bound(values)
-        beside = None
-        if pool is not None and context.total_mode == "exact":
-            beside = await _count_apart(pool, total_statement, context)
-        async with count_beside(beside) as counting:
-            counted: list[dict[str, Any]] | None = None
-            held: object = connection  # tested apart: ``connection`` keeps its type for ``estimate``
-            snapshot = held if isinstance(held, ReadSnapshot) else None
-            if snapshot is not None:
-                # The page, then its total when the page does not tell it, in one thread hop.
-                rows, counted = await snapshot.fetch_page(
-                    page_statement, total_statement, lambda size: query.total_from_page(size) is None
-                )
-            else:
-                rows = await fetch(page_statement)
-
-            async def count() -> int:
-                if counting is not None:
-                    return await counting
-                return int((counted or await fetch(total_statement))[0]["total"])
-
-            async def estimate() -> int | None:
-                sql, arguments = compiler.rows_statement(query).compile_string(engine_type=dialect)
-
-                async def explain(statement: str) -> object:
-                    return await connection.fetchval(statement, *arguments, timeout=context.remaining())
-
-                return await planner_rows(explain, sql)
-
-            total, estimated = await total_of(
-                query, len(rows), context, count=count, estimate=estimate if dialect == "postgres" else None
-            )
+    async def items(  # noqa: D102
+        self,
+        reader: Reader[Statements],
+        statements: Statements,
+        rows: Sequence[Mapping[str, Any]],
+        context: ListContext,
+    ) -> list[dict[str, Any]]:
+        assert isinstance(reader, PiccoloReader)  # noqa: S101 - the readers of this backend
         node, extras = statements.node, statements.extras
         pairs: list[tuple[Mapping[str, Any], dict[str, Any]]] = []
         for row in rows:
@@ -488,89 +369,23 @@ class PiccoloBackend:
             assert item is not None  # noqa: S101 - the listed entity is never optional
             item.update((name, row[alias]) for name, alias in extras)
             pairs.append((row, item))
-        await load_many(self._tables, run, node, pairs, statements.guard)
-        last_key = None
-        if context.keyset and rows:
-            last_key = tuple(rows[-1][f"{KEY_LABEL}{index}"] for index in range(len(query.order)))
-        return Page(
-            items=[item for _, item in pairs],
-            total=total,
-            total_mode="estimated" if estimated else "exact",
-            last_key=last_key,
-        )
+        await load_many(self._tables, reader.run, node, pairs, statements.guard)
+        return [item for _, item in pairs]
 
 
 def _name(table: type[Table]) -> str:
     return table.__name__
 
 
-async def _count_apart(
-    pool: Any, total: tuple[str, list[Any]], context: ListContext
-) -> Coroutine[Any, Any, int] | None:
-    """The count on a second connection of the asyncpg ``pool``, to run beside the page (``count_beside``).
-
-    Only for a list outside the caller's transaction: at READ COMMITTED each statement sees a
-    snapshot of its own, so the count sees what it would have seen on the page's connection. Only
-    while the pool is mostly idle (``may_count_apart``: with both connections taken, at most half
-    of its ``max_size`` in use), so the pool hands it over at once and a list never waits for a
-    second connection while it holds one; under load, lists count after the page on their own
-    connection. The count has the list's time left, as asyncpg's statement timeout. None: count on
-    the page's connection.
-    """
-    in_use = pool.get_size() - pool.get_idle_size()  # the page's connection among them
-    if not may_count_apart(in_use - 1, pool.get_max_size()):
-        return None
-    # A free place is in the pool's queue: it is taken without waiting, before another task can.
-    other = await pool.acquire()
-    sql, arguments = total
-
-    async def count() -> int:
-        try:
-            # fetch, not fetchval: asyncpg's fetchval (a one-row limit) keeps PostgreSQL's parallel workers out.
-            return int((await other.fetch(sql, *arguments, timeout=context.remaining()))[0][0])
-        finally:
-            await pool.release(other)
-
-    return count()
-
-
-_READ_POOLS: OrderedDict[int, tuple[Engine[Any], ReadPool]] = OrderedDict()
-_MOST_READ_POOLS = 32
-
-
-def read_pool(engine: Engine[Any]) -> ReadPool:
-    """The pool of read connections of a SQLite ``engine``, made on first use (``ReadPool``).
-
-    Its connections are opened with the engine's own ``connection_kwargs`` (so with Piccolo's
-    type converters and the ``FoldingConnection`` factory of ``prepare_engine``) and Piccolo's rows
-    as dicts. The pools of the 32 engines used last are kept; an older one closes its connections.
-    """
-    key = id(engine)
-    held = _READ_POOLS.get(key)
-    if held is not None and held[0] is engine:
-        _READ_POOLS.move_to_end(key)
-        return held[1]
-    kwargs: dict[str, Any] = {**engine.connection_kwargs, "check_same_thread": False}  # type: ignore[attr-defined]
-
-    def connect() -> sqlite3.Connection:
-        connection: sqlite3.Connection = sqlite3.connect(**kwargs)
-        connection.row_factory = dict_factory
-        return connection
-
-    database = str(kwargs.get("database", ""))
-    file = None if kwargs.get("uri") or database in {"", ":memory:"} else database
-    pool = ReadPool(connect, file)
-    if held is not None:
-        held[1].close()
-    _READ_POOLS[key] = (engine, pool)
-    while len(_READ_POOLS) > _MOST_READ_POOLS:
-        _READ_POOLS.popitem(last=False)[1][1].close()
-    return pool
-
-
 @functools.lru_cache(maxsize=64)
-def _table_compiler(table: type[Table], dialect: Dialect) -> QueryCompiler:
-    return QueryCompiler(Tables(table), {}, None, dialect)
+def _table_compiler(table: type[Table], engine_type: str) -> QueryCompiler:
+    """The compiler of ``table`` alone on the database of Piccolo's ``engine_type``.
+
+    Raises:
+        ConfigurationError: The database is not supported.
+    """
+    compiler, dialect = QUERY_COMPILERS[database(engine_type, "PiccoloBackend").name]
+    return compiler(Tables(table), {}, None, dialect)
 
 
 def policy_condition(
@@ -610,28 +425,9 @@ def policy_condition(
         raise ConfigurationError(msg)
     if policy is None:
         return None
-    dialect = _DIALECTS.get(engine_type)
-    if dialect is None:
-        msg = f"PiccoloBackend runs on SQLite and PostgreSQL, not {engine_type!r}"
-        raise ConfigurationError(msg)
-    compiler = _table_compiler(table, dialect)
+    compiler = _table_compiler(table, engine_type)
     anchor = table if alias is None else TableAlias(table, alias)
     condition: QueryString | None = compiler.policy_condition(
         (table, anchor), policy.entity, with_followed(policy, policies)
     )
     return condition
-
-
-async def _replica_lag(engine: Engine[Any]) -> float | None:
-    """The replay lag of the replica ``engine`` in seconds (``LAG_QUERY``)."""
-    pool = getattr(engine, "pool", None)
-    if pool is not None:
-        async with pool.acquire() as connection:
-            lag = await connection.fetchval(LAG_QUERY)
-    else:
-        connection = await engine.get_new_connection()  # type: ignore[attr-defined]
-        try:
-            lag = await connection.fetchval(LAG_QUERY)
-        finally:
-            await connection.close()
-    return None if lag is None else float(lag)

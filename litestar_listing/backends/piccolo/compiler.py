@@ -16,6 +16,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any, Literal
 
 from piccolo.columns import Column, ForeignKey
@@ -31,10 +32,12 @@ from litestar_listing.core.query import ListQuery
 from litestar_listing.core.text import LIKE_ESCAPE, LikePattern, fold_case
 
 __all__ = (
+    "QUERY_COMPILERS",
     "Anchor",
     "Compiled",
     "Dialect",
     "QueryCompiler",
+    "SQLiteQueryCompiler",
     "TableAlias",
     "opaque",
     "render_condition",
@@ -43,7 +46,7 @@ __all__ = (
 
 
 Dialect = Literal["sqlite", "postgres"]
-Anchor = Any  # a Table class (the scope's own table), a ForeignKey copy carrying its call chain, or a TableAlias
+Anchor = Any  # a Table class (the source's own table), a ForeignKey copy carrying its call chain, or a TableAlias
 Place = tuple[type[Table], Anchor]  # a table and the anchor its columns are reached through
 
 _TRUE = "1 = 1"
@@ -235,15 +238,15 @@ class QueryCompiler(RelationalCompiler[Any, QueryString]):
 
         return guard
 
-    def scope(self) -> None:
+    def source(self) -> None:
         """None: Piccolo derives each statement's joins from the columns it uses (``select_statement``)."""
 
-    def total_statement(self, scope: None, condition: QueryString | None) -> QueryString:  # noqa: D102
+    def total_statement(self, source: None, condition: QueryString | None) -> QueryString:  # noqa: D102
         return select_statement(self.table, [QueryString('COUNT(*) AS "total"')], where=condition)
 
     def page_statement(  # noqa: D102
         self,
-        scope: None,
+        source: None,
         condition: QueryString | None,
         order: Sequence[QueryString],
         selected: Sequence[QueryString],
@@ -255,7 +258,7 @@ class QueryCompiler(RelationalCompiler[Any, QueryString]):
         return select_statement(self.table, columns, where=condition, order=order, limit=limit, offset=offset or 0)
 
     def keys_statement(  # noqa: D102
-        self, scope: None, condition: QueryString | None, order: Sequence[QueryString], limit: int, offset: int | Slot
+        self, source: None, condition: QueryString | None, order: Sequence[QueryString], limit: int, offset: int | Slot
     ) -> QueryString:
         pk = self.table._meta.primary_key
         return select_statement(
@@ -266,7 +269,7 @@ class QueryCompiler(RelationalCompiler[Any, QueryString]):
         return QueryString("{} IN ({})", self.table._meta.primary_key, opaque(keys))
 
     # -- paths --------------------------------------------------------------------------------
-    def start(self, scope: None) -> Place:  # noqa: D102
+    def start(self, source: None) -> Place:  # noqa: D102
         return self.table, self.table
 
     def relation(self, place: Place, name: str) -> Relation:  # noqa: D102
@@ -275,7 +278,7 @@ class QueryCompiler(RelationalCompiler[Any, QueryString]):
     def is_to_many(self, relation: Relation) -> bool:  # noqa: D102
         return relation.to_many
 
-    def join(self, scope: None, place: Place, steps: tuple[str, ...], relation: Relation) -> Place:  # noqa: D102
+    def join(self, source: None, place: Place, steps: tuple[str, ...], relation: Relation) -> Place:  # noqa: D102
         # Piccolo names one alias per foreign-key chain (``things$owner$users$role``).
         return relation.target, getattr(place[1], relation.column._meta.name)
 
@@ -347,15 +350,31 @@ class QueryCompiler(RelationalCompiler[Any, QueryString]):
         return QueryString(f"{{}} {direction}" + (" NULLS LAST" if nulls_last else ""), value)
 
     def like(self, column: Any, pattern: LikePattern) -> QueryString:  # noqa: D102
-        if self.dialect == "sqlite":
-            return QueryString("{} GLOB {}", column, pattern.to_glob())
         return QueryString(f"{{}} LIKE {{}} ESCAPE '{LIKE_ESCAPE}'", column, pattern.to_like())
 
     def ilike(self, column: Any, pattern: LikePattern) -> QueryString:  # noqa: D102
-        if self.dialect == "sqlite":
-            # SQLite's LIKE on ASCII text (as many bytes as characters), the Python fold on the rest.
-            like = f"LIKE {{}} ESCAPE '{LIKE_ESCAPE}'"
-            template = f"(CASE WHEN {is_ascii_sql('{}')} THEN {{}} {like} ELSE {FOLD_FUNCTION}({{}}) {like} END)"
-            folded = fold_case(pattern.to_like())
-            return QueryString(template, column, column, column, folded, column, folded)
         return QueryString(f"lower({{}}) LIKE lower({{}}) ESCAPE '{LIKE_ESCAPE}'", column, pattern.to_like())
+
+
+class SQLiteQueryCompiler(QueryCompiler):
+    """``QueryCompiler`` on SQLite: case-sensitive ``like`` by ``GLOB``, case folding beyond ASCII.
+
+    SQLite's ``LIKE`` ignores the case of ASCII letters and ``lower()`` folds ASCII only; Piccolo's
+    ``ilike`` is a plain ``LIKE`` there.
+    """
+
+    def like(self, column: Any, pattern: LikePattern) -> QueryString:  # noqa: D102
+        return QueryString("{} GLOB {}", column, pattern.to_glob())
+
+    def ilike(self, column: Any, pattern: LikePattern) -> QueryString:  # noqa: D102
+        # SQLite's LIKE on ASCII text (as many bytes as characters), the Python fold on the rest.
+        like = f"LIKE {{}} ESCAPE '{LIKE_ESCAPE}'"
+        template = f"(CASE WHEN {is_ascii_sql('{}')} THEN {{}} {like} ELSE {FOLD_FUNCTION}({{}}) {like} END)"
+        folded = fold_case(pattern.to_like())
+        return QueryString(template, column, column, column, folded, column, folded)
+
+
+QUERY_COMPILERS: Mapping[str, tuple[type[QueryCompiler], Dialect]] = MappingProxyType(
+    {"sqlite": (SQLiteQueryCompiler, "sqlite"), "postgresql": (QueryCompiler, "postgres")}
+)
+"""The query compiler of each supported database by its name (``relational.databases``), with Piccolo's engine type."""

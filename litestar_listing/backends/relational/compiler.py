@@ -38,9 +38,9 @@ Statement = TypeVar("Statement")
 
 
 class Continue(Protocol):
-    """Walks the rest of a path from ``place`` inside a subquery of ``scope``; returns its condition."""
+    """Walks the rest of a path from ``place`` inside a subquery of ``source``; returns its condition."""
 
-    def __call__(self, scope: Any, place: Any, *, semi: bool) -> Any: ...  # noqa: D102
+    def __call__(self, source: Any, place: Any, *, semi: bool) -> Any: ...  # noqa: D102
 
 
 Policies = Mapping[str, Policy]
@@ -76,8 +76,8 @@ _COMPARISONS: Mapping[str, str] = {"eq": "=", "ne": "<>", "gt": ">", "gte": ">="
 class RelationalCompiler(ABC, Generic[Expression, Statement]):
     """Compiles queries for one listed model; subclasses supply the dialect's primitives.
 
-    Paths are walked from a *scope* (the to-one joins of one FROM clause: the main statement or one
-    subquery) and a *place* (where the walk stands: the scope's root, or a joined relation); both
+    Paths are walked from a *source* (the to-one joins of one FROM clause: the main statement or one
+    subquery) and a *place* (where the walk stands: the source's root, or a joined relation); both
     are opaque here, made and read by the dialect.
 
     Row policies (``ListQuery.policies``, DESIGN.md "Row policies") are applied here, for every
@@ -113,12 +113,12 @@ class RelationalCompiler(ABC, Generic[Expression, Statement]):
                 shape (``shapes.shape_of``: a ``Slot``); None: ``query.window.offset``. Whether the
                 page is a deferred join is read from ``query.window`` either way.
         """
-        scope = self.scope()
-        condition = self.where(scope, query)
+        source = self.source()
+        condition = self.where(source, query)
         # The total joins only what the WHERE clause needs: order joins never change a count.
-        total = self.total_statement(scope, condition)
+        total = self.total_statement(source, condition)
         policies = self.policies(query)
-        values = [self.order_value(scope, term.path, policies) for term in query.order]
+        values = [self.order_value(source, term.path, policies) for term in query.order]
         order = [self.order_term(term, value) for term, value in zip(query.order, values, strict=True)]
         labelled = [(f"{KEY_LABEL}{index}", value) for index, value in enumerate(values)] if keys else []
         window = query.window
@@ -126,17 +126,17 @@ class RelationalCompiler(ABC, Generic[Expression, Statement]):
         if query.after is not None:
             after = self.keyset(query, values)
             condition = after if condition is None else self.all_of([condition, after])
-            return self.page_statement(scope, condition, order, selected, labelled, window.count, None), total
+            return self.page_statement(source, condition, order, selected, labelled, window.count, None), total
         if window.offset >= DEFERRED_OFFSET:
             # A deferred join: the skipped rows are walked for their keys alone (an index-only scan
             # where an index covers the order), and only the page's rows are read whole.
-            page_keys = self.keys_statement(scope, condition, order, window.count, skipped)
+            page_keys = self.keys_statement(source, condition, order, window.count, skipped)
             chosen = self.among_keys(page_keys)
-            return self.page_statement(scope, chosen, order, selected, labelled, window.count, None), total
-        page = self.page_statement(scope, condition, order, selected, labelled, window.count, skipped)
+            return self.page_statement(source, chosen, order, selected, labelled, window.count, None), total
+        page = self.page_statement(source, condition, order, selected, labelled, window.count, skipped)
         return page, total
 
-    def where(self, scope: Any, query: ListQuery) -> Expression | None:
+    def where(self, source: Any, query: ListQuery) -> Expression | None:
         """The WHERE clause: base, the listed model's policy, forced filters, (client filters, combined), search.
 
         All ANDed (spec §4.4.10: forced filters and the policy outside the client's filters).
@@ -144,13 +144,13 @@ class RelationalCompiler(ABC, Generic[Expression, Statement]):
         policies = self.policies(query)
         condition = where(
             query,
-            lambda item: self.filter(scope, field_filter(item), policies),
-            lambda search: self.search(scope, search, policies),
+            lambda item: self.filter(source, field_filter(item), policies),
+            lambda search: self.search(source, search, policies),
             self.all_of,
             self.any_of,
         )
         parts = [] if self.base_where is None else [self.base_where]
-        own = self.policy_condition(self.start(scope), self.graph.root, policies)
+        own = self.policy_condition(self.start(source), self.graph.root, policies)
         if own is not None:
             parts.append(own)
         if not parts:
@@ -188,7 +188,7 @@ class RelationalCompiler(ABC, Generic[Expression, Statement]):
     def _parent_visible(self, entity: str, policies: Policies) -> Continue:
         """The condition inside a semi-join on rows of ``entity``: its policy, or any row when it restricts none."""
 
-        def inner(scope: Any, place: Any, *, semi: bool) -> Expression:
+        def inner(source: Any, place: Any, *, semi: bool) -> Expression:
             condition = self.policy_condition(place, entity, policies)
             return self.constant(value=True) if condition is None else condition
 
@@ -197,7 +197,7 @@ class RelationalCompiler(ABC, Generic[Expression, Statement]):
     # -- paths --------------------------------------------------------------------------------
     def predicate(
         self,
-        scope: Any,
+        source: Any,
         path: FieldPath,
         leaf: Callable[[Any], Expression],
         *,
@@ -215,11 +215,11 @@ class RelationalCompiler(ABC, Generic[Expression, Statement]):
         ``policies`` apply to every model the path reaches: a joined related row outside its policy
         reads as NULL, and a semi-join only sees the rows inside the policy of its model.
         """
-        return self._walk(scope, self.start(scope), self.graph.root, path, leaf, semi=semi, policies=policies)
+        return self._walk(source, self.start(source), self.graph.root, path, leaf, semi=semi, policies=policies)
 
     def _walk(
         self,
-        scope: Any,
+        source: Any,
         place: Any,
         entity: str,
         path: FieldPath,
@@ -242,7 +242,7 @@ class RelationalCompiler(ABC, Generic[Expression, Statement]):
             if reached is not None:
                 # A semi-join from a joined row outside its policy finds nothing, as from a missing one.
                 return self.all_of([*guards, reached]) if guards else reached
-            place = self.join(scope, place, path.relations[: index + 1], relation)
+            place = self.join(source, place, path.relations[: index + 1], relation)
             entity = target
             guard = self.policy_condition(place, entity, policies)
             if guard is not None:
@@ -253,22 +253,22 @@ class RelationalCompiler(ABC, Generic[Expression, Statement]):
     def _continue(
         self, rest: FieldPath, leaf: Callable[[Any], Expression], entity: str, policies: Policies
     ) -> Continue:
-        def inner(scope: Any, place: Any, *, semi: bool) -> Expression:
-            condition = self._walk(scope, place, entity, rest, leaf, semi=semi, policies=policies)
+        def inner(source: Any, place: Any, *, semi: bool) -> Expression:
+            condition = self._walk(source, place, entity, rest, leaf, semi=semi, policies=policies)
             # The semi-join's rows: only those inside the policy of the model it reaches.
             guard = self.policy_condition(place, entity, policies)
             return condition if guard is None else self.all_of([guard, condition])
 
         return inner
 
-    def order_value(self, scope: Any, path: FieldPath, policies: Policies = _NO_POLICIES) -> Expression:
+    def order_value(self, source: Any, path: FieldPath, policies: Policies = _NO_POLICIES) -> Expression:
         """The value an ordering term sorts by: a computed alias's expression or a (joined) column.
 
         A related row outside its policy sorts as NULL, like a missing one.
         """
         if len(path.segments) == 1 and path.field in self.computed:
             return self.computed[path.field]
-        return self.predicate(scope, path, lambda column: column, semi=False, policies=policies)
+        return self.predicate(source, path, lambda column: column, semi=False, policies=policies)
 
     # -- nodes --------------------------------------------------------------------------------
     def _leaf(self, item: Filter) -> Callable[[Any], Expression]:
@@ -282,17 +282,17 @@ class RelationalCompiler(ABC, Generic[Expression, Statement]):
 
         return leaf
 
-    def filter(self, scope: Any, item: Filter, policies: Policies = _NO_POLICIES) -> Expression:
+    def filter(self, source: Any, item: Filter, policies: Policies = _NO_POLICIES) -> Expression:
         """One filter: the operator's ``op_<name>``, OR the value IS NULL when the operator matches NULL."""
         # A filter that NULL satisfies must see the NULL of a missing related row: it keeps the join.
-        return self.predicate(scope, item.path, self._leaf(item), semi=not item.matches_null, policies=policies)
+        return self.predicate(source, item.path, self._leaf(item), semi=not item.matches_null, policies=policies)
 
-    def search(self, scope: Any, search: Search, policies: Policies = _NO_POLICIES) -> Expression:
+    def search(self, source: Any, search: Search, policies: Policies = _NO_POLICIES) -> Expression:
         """Case-insensitive substring search over every searchable path, combined with OR (spec §4.2)."""
         pattern = contains_pattern(search.text)
         return self.any_of(
             [
-                self.predicate(scope, path, lambda column: self.ilike(column, pattern), semi=True, policies=policies)
+                self.predicate(source, path, lambda column: self.ilike(column, pattern), semi=True, policies=policies)
                 for path in search.paths
             ]
         )
@@ -401,17 +401,17 @@ class RelationalCompiler(ABC, Generic[Expression, Statement]):
 
     # -- dialect primitives: statements -------------------------------------------------------
     @abstractmethod
-    def scope(self) -> Any:
-        """A new scope for the main statement."""
+    def source(self) -> Any:
+        """A new source for the main statement."""
 
     @abstractmethod
-    def total_statement(self, scope: Any, condition: Expression | None) -> Statement:
+    def total_statement(self, source: Any, condition: Expression | None) -> Statement:
         """``SELECT COUNT(*)`` over the listed rows that meet ``condition``."""
 
     @abstractmethod
     def page_statement(
         self,
-        scope: Any,
+        source: Any,
         condition: Expression | None,
         order: Sequence[Expression],
         selected: Sequence[Any],
@@ -428,7 +428,7 @@ class RelationalCompiler(ABC, Generic[Expression, Statement]):
 
     @abstractmethod
     def keys_statement(
-        self, scope: Any, condition: Expression | None, order: Sequence[Expression], limit: int, offset: Any
+        self, source: Any, condition: Expression | None, order: Sequence[Expression], limit: int, offset: Any
     ) -> Statement:
         """The primary keys of one page, for a deferred join; uncorrelated."""
 
@@ -438,8 +438,8 @@ class RelationalCompiler(ABC, Generic[Expression, Statement]):
 
     # -- dialect primitives: paths ------------------------------------------------------------
     @abstractmethod
-    def start(self, scope: Any) -> Any:
-        """The place at ``scope``'s root."""
+    def start(self, source: Any) -> Any:
+        """The place at ``source``'s root."""
 
     @abstractmethod
     def relation(self, place: Any, name: str) -> Any:
@@ -450,8 +450,8 @@ class RelationalCompiler(ABC, Generic[Expression, Statement]):
         """Whether ``relation`` reaches many rows."""
 
     @abstractmethod
-    def join(self, scope: Any, place: Any, steps: tuple[str, ...], relation: Any) -> Any:
-        """The place across the to-one ``relation``: one LEFT JOIN alias per path ``steps`` in ``scope``."""
+    def join(self, source: Any, place: Any, steps: tuple[str, ...], relation: Any) -> Any:
+        """The place across the to-one ``relation``: one LEFT JOIN alias per path ``steps`` in ``source``."""
 
     @abstractmethod
     def semi_join_one(self, place: Any, relation: Any, inner: Continue) -> Expression | None:

@@ -92,6 +92,8 @@ async def count_beside(count: Coroutine[Any, Any, int] | None) -> AsyncIterator[
     """
     task = None if count is None else asyncio.create_task(count)
     try:
+        if task is not None:
+            await asyncio.sleep(0)  # the count sends its first statement before the page's
         yield task
     finally:
         if task is not None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from decimal import Decimal
+from types import MappingProxyType
 from typing import Any
 
 from sqlalchemy import (
@@ -40,14 +41,14 @@ from litestar_listing.backends.relational.shapes import Slot
 from litestar_listing.backends.sqlalchemy.introspection import attribute_key, model_graph
 from litestar_listing.core.text import LIKE_ESCAPE, LikePattern, fold_case
 
-__all__ = ("StatementCompiler",)
+__all__ = ("STATEMENT_COMPILERS", "SQLiteStatementCompiler", "StatementCompiler")
 
 
 Entity = Any  # a mapped class or an AliasedClass of one
 Place = tuple[Entity, tuple[str, ...]]  # an entity and the to-one steps that joined it
 
 
-class _Scope:
+class _Source:
     """The to-one joins of one FROM clause: the main statement or one EXISTS subquery."""
 
     def __init__(self, root: Entity) -> None:
@@ -125,21 +126,21 @@ class StatementCompiler(RelationalCompiler[ColumnElement[Any], Select[Any]]):
         }
 
     # -- statements ---------------------------------------------------------------------------
-    def scope(self) -> _Scope:  # noqa: D102
-        return _Scope(self.model)
+    def source(self) -> _Source:  # noqa: D102
+        return _Source(self.model)
 
     @staticmethod
     def _where(statement: Select[Any], condition: ColumnElement[bool] | None) -> Select[Any]:
         return statement if condition is None else statement.where(condition)
 
-    def total_statement(self, scope: _Scope, condition: ColumnElement[Any] | None) -> Select[Any]:  # noqa: D102
+    def total_statement(self, source: _Source, condition: ColumnElement[Any] | None) -> Select[Any]:  # noqa: D102
         if self.custom_base:
-            return select(func.count()).select_from(self._where(scope.apply(self.base), condition).subquery())
-        return self._where(scope.apply(select(func.count()).select_from(self.model)), condition)
+            return select(func.count()).select_from(self._where(source.apply(self.base), condition).subquery())
+        return self._where(source.apply(select(func.count()).select_from(self.model)), condition)
 
     def page_statement(  # noqa: D102
         self,
-        scope: _Scope,
+        source: _Source,
         condition: ColumnElement[Any] | None,
         order: Sequence[ColumnElement[Any]],
         selected: Sequence[Any],  # the base statement selects the page's columns
@@ -147,7 +148,7 @@ class StatementCompiler(RelationalCompiler[ColumnElement[Any], Select[Any]]):
         limit: int,
         offset: int | Slot | None,
     ) -> Select[Any]:
-        page = self._where(scope.apply(self.base), condition)
+        page = self._where(source.apply(self.base), condition)
         if offset is not None:
             page = page.offset(self._rows(offset))
         if labelled:
@@ -159,13 +160,13 @@ class StatementCompiler(RelationalCompiler[ColumnElement[Any], Select[Any]]):
 
     def keys_statement(  # noqa: D102
         self,
-        scope: _Scope,
+        source: _Source,
         condition: ColumnElement[Any] | None,
         order: Sequence[ColumnElement[Any]],
         limit: int,
         offset: int | Slot,
     ) -> Select[Any]:
-        keys = self._where(scope.apply(self.base), condition).with_only_columns(
+        keys = self._where(source.apply(self.base), condition).with_only_columns(
             *self._primary_key(), maintain_column_froms=True
         )
         return keys.order_by(*order).limit(limit).offset(self._rows(offset)).correlate(None)
@@ -182,8 +183,8 @@ class StatementCompiler(RelationalCompiler[ColumnElement[Any], Select[Any]]):
         return pk[0].in_(keys) if len(pk) == 1 else tuple_(*pk).in_(keys)
 
     # -- paths --------------------------------------------------------------------------------
-    def start(self, scope: _Scope) -> Place:  # noqa: D102
-        return scope.root, ()
+    def start(self, source: _Source) -> Place:  # noqa: D102
+        return source.root, ()
 
     def relation(self, place: Place, name: str) -> Any:  # noqa: D102
         return inspect(place[0]).mapper.relationships[name]
@@ -191,29 +192,29 @@ class StatementCompiler(RelationalCompiler[ColumnElement[Any], Select[Any]]):
     def is_to_many(self, relation: Any) -> bool:  # noqa: D102
         return bool(relation.uselist)
 
-    def join(self, scope: _Scope, place: Place, steps: tuple[str, ...], relation: Any) -> Place:  # noqa: D102
-        return scope.follow(place[0], steps, relation), steps
+    def join(self, source: _Source, place: Place, steps: tuple[str, ...], relation: Any) -> Place:  # noqa: D102
+        return source.follow(place[0], steps, relation), steps
 
     def semi_join_one(self, place: Place, relation: Any, inner: Continue) -> ColumnElement[Any] | None:  # noqa: D102
         pairs = relation.local_remote_pairs
         if relation.secondary is not None or len(pairs) != 1:
             return None
         (local, remote), target = pairs[0], aliased(relation.mapper.class_)
-        inner_scope = _Scope(target)
-        condition = inner(inner_scope, self.start(inner_scope), semi=True)
+        inner_source = _Source(target)
+        condition = inner(inner_source, self.start(inner_source), semi=True)
         keys = select(getattr(target, attribute_key(target, remote))).select_from(target)
         parent_key: ColumnElement[Any] = getattr(place[0], attribute_key(place[0], local))
-        return parent_key.in_(inner_scope.apply(keys).where(condition))
+        return parent_key.in_(inner_source.apply(keys).where(condition))
 
     def semi_join_many(self, place: Place, relation: Any, inner: Continue, *, semi: bool) -> ColumnElement[Any]:  # noqa: D102
         child = aliased(relation.mapper.class_)
-        inner_scope = _Scope(child)
-        condition = inner(inner_scope, self.start(inner_scope), semi=semi)
+        inner_source = _Source(child)
+        condition = inner(inner_source, self.start(inner_source), semi=semi)
         froms, correlation = _correlate(place[0], relation, child)
         subquery = select(literal(1)).select_from(child)
         for table, onclause in froms:
             subquery = subquery.join(table, onclause)
-        return exists(inner_scope.apply(subquery).where(correlation, condition))
+        return exists(inner_source.apply(subquery).where(correlation, condition))
 
     def field(self, place: Place, name: str) -> ColumnElement[Any]:  # noqa: D102
         return getattr(place[0], name)  # type: ignore[no-any-return]
@@ -275,13 +276,22 @@ class StatementCompiler(RelationalCompiler[ColumnElement[Any], Select[Any]]):
         return ordered.nulls_last() if nulls_last else ordered  # type: ignore[no-any-return]
 
     def like(self, column: Any, pattern: LikePattern) -> ColumnElement[Any]:  # noqa: D102
-        if self.dialect == "sqlite":
-            return column.op("GLOB", is_comparison=True)(pattern.to_glob())  # type: ignore[no-any-return]
         return column.like(pattern.to_like(), escape=LIKE_ESCAPE)  # type: ignore[no-any-return]
 
     def ilike(self, column: Any, pattern: LikePattern) -> ColumnElement[Any]:  # noqa: D102
-        if self.dialect != "sqlite":
-            return func.lower(column).like(func.lower(literal(pattern.to_like())), escape=LIKE_ESCAPE)
+        return func.lower(column).like(func.lower(literal(pattern.to_like())), escape=LIKE_ESCAPE)
+
+
+class SQLiteStatementCompiler(StatementCompiler):
+    """``StatementCompiler`` on SQLite: case-sensitive ``like`` by ``GLOB``, case folding beyond ASCII.
+
+    SQLite's ``LIKE`` ignores the case of ASCII letters and ``lower()`` folds ASCII only.
+    """
+
+    def like(self, column: Any, pattern: LikePattern) -> ColumnElement[Any]:  # noqa: D102
+        return column.op("GLOB", is_comparison=True)(pattern.to_glob())  # type: ignore[no-any-return]
+
+    def ilike(self, column: Any, pattern: LikePattern) -> ColumnElement[Any]:  # noqa: D102
         # SQLite's LIKE on ASCII text (as many bytes as characters), the Python fold on the rest
         # (see ``_sqlite.is_ascii_sql``).
         folded = literal(fold_case(pattern.to_like()))
@@ -290,6 +300,12 @@ class StatementCompiler(RelationalCompiler[ColumnElement[Any], Select[Any]]):
             (is_ascii, column.like(folded, escape=LIKE_ESCAPE)),
             else_=getattr(func, FOLD_FUNCTION)(column).like(folded, escape=LIKE_ESCAPE),
         )
+
+
+STATEMENT_COMPILERS: Mapping[str, type[StatementCompiler]] = MappingProxyType(
+    {"sqlite": SQLiteStatementCompiler, "postgresql": StatementCompiler}
+)
+"""The statement compiler of each supported database, by its name (``relational.databases``)."""
 
 
 _OPERATORS = {

@@ -1,0 +1,73 @@
+"""What the relational backends need to know of each database, in one place per database.
+
+A ``Database`` says how a list runs there, whatever the ORM: whether the planner gives an estimate
+of the rows (estimated totals), whether a count may run on a second connection beside the page,
+whether a statement gets its time limit from the server or from the SQLite guard, and whether the
+database can be a read replica. The backends look a database up by the name their ORM gives it
+(``database``); a database not listed is refused when the application starts, with a message that
+says which are supported (docs: design, "Execution").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+
+from litestar_listing.core.errors import ConfigurationError
+
+__all__ = ("DATABASES", "POSTGRESQL", "SQLITE", "Database", "database")
+
+
+@dataclass(frozen=True, slots=True)
+class Database:
+    """One database as the relational execution sees it.
+
+    Attributes:
+        name: Its name in this project (``"sqlite"``, ``"postgresql"``): the compilers' dialect.
+        estimates: The planner estimates the rows of a statement without running it (``EXPLAIN``),
+            so a list may answer with an estimated total (docs: design, "Estimated totals").
+        counts_apart: Each statement sees a snapshot of its own (READ COMMITTED), so a list that
+            holds nothing may count on a second pooled connection beside its page and see what its
+            own connection would have seen.
+        server_timeout: The server stops a statement past its time limit itself (PostgreSQL's
+            ``statement_timeout``, SQLSTATE 57014); otherwise the ``StatementGuard`` of each
+            connection aborts it (SQLite).
+        replicas: The database can serve lists as a hot standby whose lag ``LAG_QUERY`` reads.
+        local_reads: The database is a file that a list may read on a pooled connection of its
+            own in a worker thread, its page and count in one call (the local read path of
+            ``execution``), when the caller holds nothing.
+    """
+
+    name: str
+    estimates: bool
+    counts_apart: bool
+    server_timeout: bool
+    replicas: bool
+    local_reads: bool
+
+
+SQLITE = Database("sqlite", estimates=False, counts_apart=False, server_timeout=False, replicas=False, local_reads=True)
+POSTGRESQL = Database(
+    "postgresql", estimates=True, counts_apart=True, server_timeout=True, replicas=True, local_reads=False
+)
+
+DATABASES: Mapping[str, Database] = MappingProxyType(
+    {"sqlite": SQLITE, "postgresql": POSTGRESQL, "postgres": POSTGRESQL}
+)
+"""The supported databases by the names the ORMs give them (SQLAlchemy's dialect name, Piccolo's engine type)."""
+
+
+def database(name: str, backend: str) -> Database:
+    """The supported database an ORM calls ``name``.
+
+    Raises:
+        ConfigurationError: ``name`` is not a supported database; the message names ``backend``
+            and the supported ones.
+    """
+    found = DATABASES.get(name)
+    if found is None:
+        supported = ", ".join(sorted({known.name for known in DATABASES.values()}))
+        msg = f"{backend} runs on {supported}, not {name!r}"
+        raise ConfigurationError(msg)
+    return found

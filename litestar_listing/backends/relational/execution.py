@@ -1,0 +1,266 @@
+"""How a relational list runs, written once for the SQLAlchemy and Piccolo backends.
+
+``RelationalBackend.fetch`` chooses where the list runs (the route), takes the statements of the
+query's shape, runs the page, gets its total (told by the page, counted beside it on a second
+connection, estimated by the planner, or counted after it), and maps the driver's errors. The two
+backends supply small hooks: how they hold a connection (a ``Reader``), how the caller's own
+transaction is entered, which replicas they have, how statements are built for a shape, and how
+rows become items (docs: design, "Execution").
+
+The routes, first that applies:
+
+1. The caller holds a transaction: the list runs inside it, in a SAVEPOINT that a timeout or a
+   store error rolls back to, so the transaction stays usable.
+2. A read replica, when the backend has some, the call does not ask for the primary
+   (``ListContext.primary``) and the caller holds nothing (no transaction, no pending writes).
+3. A local read path, when the database offers one and the caller holds nothing (SQLite: a
+   pooled connection that runs the page and its count in one call of a worker thread).
+4. The backend's own connection (pooled).
+"""
+
+from __future__ import annotations
+
+import enum
+from abc import ABC, abstractmethod
+from collections.abc import Awaitable, Callable, Coroutine, Hashable, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager, nullcontext
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
+
+from litestar_listing.backends.base import TOTAL_MODES, Capabilities, ListContext, Page
+from litestar_listing.backends.relational.shapes import Shapes, shape_of
+from litestar_listing.backends.relational.totals import count_beside, total_of
+
+if TYPE_CHECKING:
+    from litestar_listing.backends.relational.databases import Database
+    from litestar_listing.backends.relational.replicas import ReplicaSet
+    from litestar_listing.core.errors import UnavailableError
+    from litestar_listing.core.query import ListQuery
+
+__all__ = ("Held", "Reader", "RelationalBackend", "Statements")
+
+Row = Any
+"""A row as the ORM's driver returns it (SQLAlchemy's ``Row``, a dict of Piccolo's)."""
+
+
+class Held(enum.Enum):
+    """What the caller's session or engine holds when a list starts: it decides the route."""
+
+    NOTHING = enum.auto()
+    """No transaction, no pending writes: any connection sees what the caller's would."""
+    WRITES = enum.auto()
+    """Pending writes outside a transaction (SQLAlchemy's unit of work): they go first, on its connection."""
+    TRANSACTION = enum.auto()
+    """A transaction: the list runs inside it, in a SAVEPOINT."""
+
+
+class Statements(Protocol):
+    """The statements of one query shape, as a backend builds them (kept per shape, ``Shapes``)."""
+
+    def last_key(self, row: Row, key_count: int) -> tuple[object, ...]:
+        """The ordering values of ``row``, the page's last (``Page.last_key``): the last ``key_count`` it selects."""
+        ...
+
+
+StatementsT = TypeVar("StatementsT", bound=Statements)
+CompilerT = TypeVar("CompilerT", bound=Hashable)
+HandleT = TypeVar("HandleT")
+NodeT = TypeVar("NodeT")
+
+
+class Reader(ABC, Generic[StatementsT]):
+    """One list's hold on a database: runs the statements of its shape on one connection.
+
+    Attributes:
+        database: The database it reads.
+        context: The list's call (its deadline: each statement gets the time left when it starts).
+    """
+
+    database: Database
+    context: ListContext
+
+    async def count_apart(
+        self, statements: StatementsT, values: Mapping[str, object]
+    ) -> Coroutine[Any, Any, int] | None:
+        """The count on a second connection, to run beside the page (``count_beside``), or None to count here.
+
+        Only where the database ``counts_apart``, for a caller that held nothing, and while the
+        pool is mostly idle (``totals.may_count_apart``). Called before the page's connection is
+        taken, so a list never waits for one connection while it holds another.
+        """
+        return None
+
+    def limited(self) -> AbstractAsyncContextManager[object]:
+        """The list's statements run within this block: where the time limit is set and reset, if anywhere."""
+        return nullcontext()
+
+    @abstractmethod
+    async def page(
+        self, statements: StatementsT, values: Mapping[str, object], *, count_too: Callable[[int], bool]
+    ) -> tuple[Sequence[Row], int | None]:
+        """The page's rows and, where the reader runs both at once, the count.
+
+        Args:
+            statements: The shape's statements.
+            values: The query's values, bound to them (``shapes.shape_of``).
+            count_too: Whether a page of that many rows needs a count (it does not tell its total).
+
+        Returns:
+            ``(rows, count)``: the count None unless the reader counted beside the page in the
+            same call (a SQLite worker thread).
+        """
+
+    @abstractmethod
+    async def count(self, statements: StatementsT, values: Mapping[str, object]) -> int:
+        """The rows the query matches, counted on this connection after the page."""
+
+    async def estimate(self, statements: StatementsT, values: Mapping[str, object], query: ListQuery) -> int | None:
+        """The planner's estimate of the rows the query matches, or None when it cannot be had."""
+        return None
+
+
+RunList = Callable[[Reader[StatementsT]], Awaitable[Page]]
+"""Runs the list on a reader (``RelationalBackend._list``)."""
+
+
+class RelationalBackend(ABC, Generic[HandleT, NodeT, CompilerT, StatementsT]):
+    """The execution of a relational list; subclasses supply the ORM's hooks.
+
+    Type parameters: ``HandleT`` the caller's session or engine, ``NodeT`` a read replica's handle,
+    ``CompilerT`` the statement compiler, ``StatementsT`` what a shape compiles to.
+    """
+
+    capabilities = Capabilities(
+        keyset=True, total_modes=frozenset(TOTAL_MODES), row_policies=True, inherited_policies=True
+    )
+    type_encoders: Mapping[Any, Callable[[Any], Any]] = MappingProxyType({})
+    """The items hold values the application encodes already."""
+
+    def __init__(self) -> None:
+        self._shapes: Shapes[StatementsT] = Shapes()
+
+    async def fetch(self, query: ListQuery, context: ListContext) -> Page:
+        """Run the page statement and, when the page does not tell it, the total (the routes above).
+
+        A list never breaks the caller's transaction: inside one it runs in a SAVEPOINT that a
+        timeout or a store error rolls back to.
+
+        Raises:
+            ConfigurationError: No session or engine can be had, or ``context.load`` names no relation.
+            UnavailableError: The database failed to answer (``unavailable``).
+        """
+        try:
+            return await self._route(query, context)
+        except Exception as error:
+            mapped = self.unavailable(error)
+            if mapped is None:
+                raise
+            raise mapped from error
+
+    async def _route(self, query: ListQuery, context: ListContext) -> Page:
+        handle = self.handle(context)
+        held = self.held(handle)
+
+        async def run(reader: Reader[StatementsT]) -> Page:
+            return await self._list(reader, query, context)
+
+        if held is Held.TRANSACTION:
+            return await self.in_transaction(handle, context, run)
+        replicas = None if context.primary or held is not Held.NOTHING else self.replica_set(handle)
+        if replicas:
+            page = await replicas.serve(self.replica_lag, lambda node: self.on_replica(node, context, run))
+            if page is not None:
+                return page
+        local = self.local(handle, context) if held is Held.NOTHING else None
+        if local is not None:
+            async with local as reader:
+                return await run(reader)
+        return await self.own(handle, held, context, run)
+
+    async def _list(self, reader: Reader[StatementsT], query: ListQuery, context: ListContext) -> Page:
+        """The page on ``reader``, its total, and the last key of a keyset page."""
+        compiler = self.compiler(reader.database, query)
+        shape, values = shape_of(query)
+        statements = self._shapes.get(
+            (compiler, shape, context.keyset, context.load), lambda: self.build(compiler, shape, context)
+        )
+        beside = await reader.count_apart(statements, values) if context.total_mode == "exact" else None
+        async with count_beside(beside) as counting, reader.limited():
+            rows, counted = await reader.page(
+                statements, values, count_too=lambda found: query.total_from_page(found) is None
+            )
+
+            async def count() -> int:
+                if counting is not None:
+                    return await counting
+                return counted if counted is not None else await reader.count(statements, values)
+
+            async def estimate() -> int | None:
+                return await reader.estimate(statements, values, query)
+
+            total, estimated = await total_of(
+                query, len(rows), context, count=count, estimate=estimate if reader.database.estimates else None
+            )
+            items = await self.items(reader, statements, rows, context)
+        last_key = statements.last_key(rows[-1], len(query.order)) if context.keyset and rows else None
+        return Page(items=items, total=total, total_mode="estimated" if estimated else "exact", last_key=last_key)
+
+    # -- hooks --------------------------------------------------------------------------------
+
+    @abstractmethod
+    def handle(self, context: ListContext) -> HandleT:
+        """The caller's session or engine for this call.
+
+        Raises:
+            ConfigurationError: None can be had.
+        """
+
+    @abstractmethod
+    def held(self, handle: HandleT) -> Held:
+        """What ``handle`` holds now."""
+
+    @abstractmethod
+    async def in_transaction(self, handle: HandleT, context: ListContext, run: RunList[StatementsT]) -> Page:
+        """Run the list inside the caller's transaction, in a SAVEPOINT rolled back to on any error."""
+
+    @abstractmethod
+    async def own(self, handle: HandleT, held: Held, context: ListContext, run: RunList[StatementsT]) -> Page:
+        """Run the list on the backend's own connection of ``handle`` (``held`` is not a transaction)."""
+
+    def replica_set(self, handle: HandleT) -> ReplicaSet[NodeT] | None:
+        """The read replicas that may serve a list of ``handle``; None for none.
+
+        Raises:
+            ConfigurationError: A configured replica is not there.
+        """
+        return None
+
+    async def replica_lag(self, node: NodeT) -> float | None:
+        """The replay lag of the replica ``node`` in seconds (``replicas.LAG_QUERY``)."""
+        raise NotImplementedError
+
+    async def on_replica(self, node: NodeT, context: ListContext, run: RunList[StatementsT]) -> Page:
+        """Run the list on the replica ``node``."""
+        raise NotImplementedError
+
+    def local(self, handle: HandleT, context: ListContext) -> AbstractAsyncContextManager[Reader[StatementsT]] | None:
+        """The local read path of ``handle``'s database, or None where it has none."""
+        return None
+
+    @abstractmethod
+    def compiler(self, database: Database, query: ListQuery | None = None) -> CompilerT:
+        """The statement compiler for ``database`` and the row policies ``Computed`` values of ``query`` read."""
+
+    @abstractmethod
+    def build(self, compiler: CompilerT, query: ListQuery, context: ListContext) -> StatementsT:
+        """The statements of the query shape ``query``, its page offset bound as ``Slot(shapes.OFFSET, int)``."""
+
+    @abstractmethod
+    async def items(
+        self, reader: Reader[StatementsT], statements: StatementsT, rows: Sequence[Row], context: ListContext
+    ) -> list[dict[str, Any]]:
+        """The items of the page's ``rows`` (eager loads that need statements of their own run on ``reader``)."""
+
+    @abstractmethod
+    def unavailable(self, error: BaseException) -> UnavailableError | None:
+        """The ``UnavailableError`` that ``error`` amounts to, or None for any other error."""
