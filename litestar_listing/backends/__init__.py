@@ -1,9 +1,10 @@
 """Storage backends: each compiles a ``ListQuery`` for one kind of store.
 
 Backends other than ``memory`` need an optional extra; import them from their subpackage
-(``litestar_listing.backends.sqlalchemy``, ``litestar_listing.backends.piccolo``), which raise
-``MissingExtraError`` naming the extra when it is missing. This package and the memory backend
-import no Litestar: ``MissingExtraError`` (a Litestar exception) is loaded on first use.
+(``litestar_listing.backends.sqlalchemy``, ``.piccolo``, ``.beanie``), which raises
+``MissingExtraError`` naming the extra when it is missing (docs: design, "Architecture"). Neither
+this package nor the memory backend imports Litestar itself: ``MissingExtraError`` (a Litestar
+exception) is loaded on first use.
 """
 
 from __future__ import annotations

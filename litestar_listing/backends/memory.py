@@ -3,8 +3,8 @@
 It is the oracle of the conformance tests: every other backend must return what it returns.
 Rows are dicts; a to-one relation is a nested dict or None, a to-many relation a list of dicts.
 
-A related row that is missing reads exactly like a hidden one (docs: query language, and
-guide/scoping.md): a to-one relation whose row is missing is None, and reads NULL; a to-many list
+A related row that is missing reads exactly like a hidden one (docs: query language, "Relation
+paths"; scoping, "Row policies"): a to-one relation whose row is missing is None, and reads NULL; a to-many list
 may hold None for a link to a missing row (a link row whose key names no row), which is no related
 row: no path reaches it and no load lists it.
 
@@ -59,7 +59,7 @@ class MemoryBackend:
     Args:
         graph: The models behind the rows (relation names, which are to-many).
         rows: The listed rows; computed aliases are plain keys of each row.
-        computed: Computed aliases (spec §4.3.2) and their types.
+        computed: Computed aliases (docs: computed, "The memory backend") and their types.
         values: Computed aliases whose value is derived from the row as the list's row policies let
             it be seen (its related rows outside their policies taken away), e.g. a count of its
             visible to-many rows: the oracle of ``backends.base.Computed``. These replace the keys.
@@ -103,7 +103,7 @@ class MemoryBackend:
         """Filter, search, order and cut the rows; items as the other backends list them.
 
         An item holds the listed entity's non-private fields, the computed values, and the
-        relations of ``context.load`` only, each projected the same way (spec §4.5).
+        relations of ``context.load`` only, each projected the same way (docs: eager loading).
         """
         rows: list[Row] = self._rows
         if query.policies:

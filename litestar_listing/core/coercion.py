@@ -1,9 +1,9 @@
-"""Value kinds: how each field type reads query text, describes itself and states its schema (spec §4.4.5).
+"""Value codecs: how each field type reads query text, describes itself and states its schema.
 
 Each ``ValueType`` has one ``ValueCodec`` in ``CODECS``: parsing (``coerce``), messages
 (``describe_type``), OpenAPI (``value_schema``, turned into Litestar's schema by the plugin) and the
 test strategies (spellings, neighbours and edge values) all read it. Each parser raises
-``CoercionError`` carrying what was expected; parsing turns it into a 400 (DESIGN.md "Coercion").
+``CoercionError`` carrying what was expected; parsing turns it into a 400 (docs: design, "Coercion").
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Keyset continuation: the opaque ``cursor`` of a resource that opts into it (an extension of spec §4.7).
+"""Keyset continuation: the opaque ``cursor`` of a resource that opts into it (docs: extensions).
 
 A cursor holds the ordering values of the last item of a page, the page number and size it leads
 to, and a fingerprint of the query's filters, search and order, so that it continues only the list
@@ -45,7 +45,7 @@ def value_text(value: object) -> str | None:
             ``bool``, ``date``, ``datetime``, ``UUID``, an enum member, an identifier, or None.
 
     Returns:
-        The text, or None for None (NULLs sort last, spec §4.3 and DESIGN.md "Order").
+        The text, or None for None (NULLs sort last; docs: design, "Ordering").
     """
     if value is None:
         return None
@@ -65,7 +65,7 @@ def follows(key: Sequence[object], after: Sequence[object], order: Sequence[Orde
     """Whether a row whose ordering values are ``key`` sorts after the row whose values are ``after``.
 
     The reference for every backend's keyset condition: terms compare in turn, ascending unless
-    descending, NULLs last in both directions (DESIGN.md, "Order"); equal keys do not follow.
+    descending, NULLs last in both directions (docs: design, "Ordering"); equal keys do not follow.
     """
     for value, bound, term in zip(key, after, order, strict=True):
         if value == bound:

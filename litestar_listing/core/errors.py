@@ -1,7 +1,7 @@
 """Framework-free exceptions of the engine and the backends.
 
-The plugin maps them to HTTP at the edge (``Resource.parse`` and ``Resource.list`` in ``plugin/resource.py``);
-nothing here knows about HTTP.
+The plugin maps them to HTTP at the edge, in ``plugin/exceptions.py``; nothing here knows about HTTP
+(docs: design, "Errors").
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ class ListingError(Exception):
 class InvalidQueryError(ListingError):
     """The query string breaks the listing contract; every bad parameter is listed at once.
 
-    The plugin answers it with Litestar's 400 shape (DESIGN.md, "Errors").
+    The plugin answers it with Litestar's 400 shape (docs: query language, "Errors").
 
     Attributes:
         errors: One entry per bad parameter, in the order the client sent them.
@@ -52,14 +52,21 @@ class InvalidQueryError(ListingError):
 
 
 class ConfigurationError(ListingError):
-    """A resource is declared wrongly; raised at application start, never during a request."""
+    """The application declared or used the library wrongly: a bug of the application, never the client's.
+
+    Mostly raised before any request, when a scope rule is declared or the application starts and
+    checks every declaration. Some misuses show only when a list is made and are raised during the
+    request, e.g. a list without the request its scopes or row policies are resolved for
+    (``RowPolicies.resolve``), or a per-call ``load`` the list action refuses. The plugin maps no
+    ``ConfigurationError`` to an answer: the client gets a 500 (docs: design, "Errors").
+    """
 
 
 class UnsupportedQueryError(ListingError):
     """A backend was asked to compile a node or an operator it has no visitor for.
 
     The plugin answers 400 naming ``key``; the start-up check of the backend contract keeps any
-    query that passed parsing from reaching it.
+    query that passed parsing from reaching it (docs: design, "Errors").
 
     Attributes:
         key: The query parameter that asked for it (e.g. ``name__ilike``), or ``""`` when unknown.
@@ -73,7 +80,8 @@ class UnsupportedQueryError(ListingError):
 class UnavailableError(ListingError):
     """The store could not answer: the connection failed, no connection was free, or it timed out.
 
-    The plugin answers 503 (DESIGN.md, "Errors"); the request can be retried once the store is back.
+    The plugin answers 503 with ``Retry-After: 1`` (docs: design, "Errors"); the request can be retried
+    once the store is back.
 
     Attributes:
         reason: ``"timeout"`` (the list took longer than allowed), ``"busy"`` (no connection became

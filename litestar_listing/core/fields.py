@@ -12,11 +12,14 @@ from dataclasses import dataclass
 __all__ = ("LOOKUP_SEP", "FieldPath", "ValueType")
 
 LOOKUP_SEP = "__"
-"""Separator between relation steps, the field and the operator in a parameter name (spec §4.4.6)."""
+"""Separator between relation steps, the field and the operator in a parameter name.
+
+``author__name__istartswith`` (docs: query language, "Relation paths").
+"""
 
 
 class ValueType(str, enum.Enum):
-    """The type of a field's values, which decides coercion (spec §4.4.5) and the operators."""
+    """The type of a field's values, which decides coercion and the operators (docs: design, "Coercion")."""
 
     TEXT = "text"
     INTEGER = "integer"

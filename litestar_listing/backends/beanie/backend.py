@@ -52,11 +52,11 @@ async def _aggregate(
 
 
 class BeanieBackend:
-    """Lists one Beanie document class (spec §4.4.8-9 filter rules; extra ``beanie``).
+    """Lists one Beanie document class by the document-store rules (extra ``beanie``).
 
-    Filters follow the document-store rules: a field by equality, a repeated parameter by ``$in``,
-    a link by its name or ``<name>_id`` matched at ``<name>.$id``, allowlisted raw keys, no
-    operator suffixes. Search is a case-insensitive escaped regex, through ``$lookup`` for link
+    Filters follow the document-store rules (docs: query language, "Document-store resources"): a field by equality, a
+    repeated parameter by ``$in``, a link by its name or ``<name>_id`` matched at ``<name>.$id``,
+    allowlisted raw keys, no operator suffixes. Search is a case-insensitive escaped regex, through ``$lookup`` for link
     paths; order takes own fields, to-one link paths and mapped computed fields, NULLs last and
     ``_id`` last. The total is exact: a ``$count`` over the same match. Pages are offsets
     (``$skip``/``$limit``): no keyset continuation (``Capabilities.keyset``), no deferred join.
@@ -69,25 +69,25 @@ class BeanieBackend:
     ``$lookup`` with ``localField``/``foreignField`` and a ``pipeline`` together (5.0), which keeps
     the linked documents inside their class's row policy. The rest is older: ``$lookup`` with
     ``let`` and ``pipeline`` and ``$expr`` (3.6) for back links, ``$addFields``, ``$count``,
-    ``$in`` and ``$reduce`` (3.4). Which lists need which is in docs/guide/backends.md, "MongoDB
-    versions and the test store".
+    ``$in`` and ``$reduce`` (3.4). Which lists need which: (docs: backends, "MongoDB versions and
+    the test store").
 
     Args:
         document: The listed ``beanie.Document`` class. ``init_beanie`` must have bound it to a
             database before the first request.
-        pipeline: The resource's own aggregation stages (spec §4.4.8), where the store's operators
-            may be used, e.g. ``[{"$match": {"deleted_at": None}}, {"$lookup": ...}]``. Forced and
+        pipeline: The resource's own aggregation stages (its base list query), where the store's
+            operators may be used, e.g. ``[{"$match": {"deleted_at": None}}, {"$lookup": ...}]``. Forced and
             client filters, search, order and the page window are appended after them, so they
             apply to the documents the pipeline yields.
         computed: Computed alias -> ``(aggregation expression, Python type)``, e.g.
             ``{"part_count": ({"$size": "$parts"}, int)}``: added with ``$addFields``, listed in
-            items and orderable (spec §4.3.2). A field the pipeline adds is listed and orderable
+            items and orderable (docs: computed, "Beanie"). A field the pipeline adds is listed and orderable
             only when mapped here (``("$field", type)``). The expression may be a ``Computed``, built
             per list from the request's row policies of the classes it reads: ``allowed(Document)``
             is an expression over ``$$this``, a document of that class, for ``$filter`` (``True``
             when it has no policy); ``allowed(Document, "child")`` is over ``$$child``, for a
-            ``$filter`` or ``$map`` with ``"as": "child"`` (two documents of one class in one
-            expression, docs: "Computed values", docs/guide/computed.md).
+            ``$filter`` or ``$map`` with ``"as": "child"``, for two documents of one class in one
+            expression (docs: computed, "Counting rows of the listed model itself").
 
     Raises:
         ConfigurationError: On ``model_graph``/``prepare``: an unresolvable link, a computed
@@ -106,7 +106,7 @@ class BeanieBackend:
     visitor = PipelineCompiler
     """The class whose ``op_<name>`` methods compile the declared operators (``check_contract``)."""
     type_encoders: Mapping[Any, Callable[[Any], Any]] = MappingProxyType({ObjectId: str})
-    """Encoders ``ListingPlugin`` adds to the application: items keep ``ObjectId`` values (spec §2.4)."""
+    """Encoders ``ListingPlugin`` adds to the application: items keep ``ObjectId`` values, written as hex text."""
 
     def __init__(
         self,
@@ -138,10 +138,10 @@ class BeanieBackend:
 
     @property
     def narrows_rows(self) -> bool:
-        """Whether a base list query may leave rows of the model out (e.g. soft-deleted ones, spec §4.4.11).
+        """Whether the base list query may leave rows of the model out (e.g. soft-deleted ones).
 
         The plugin's start-up check treats such a model as scoped: a relation path reaching it
-        from another resource needs a row policy (docs: guide/scoping.md, "The start-up check").
+        from another resource needs a row policy (docs: soft delete; scoping, "The start-up check").
         """
         return any(next(iter(stage), "") not in _KEEPING_STAGES for stage in self._pipeline)
 
@@ -218,7 +218,7 @@ class BeanieBackend:
         """Count, then fetch the page unless it lies past the last document; then eager-load.
 
         ``context.session`` may be a pymongo ``AsyncClientSession``; ``context.load`` names the
-        links to load (spec §4.5).
+        links to load (docs: eager loading, "What each backend does").
 
         Raises:
             ConfigurationError: ``init_beanie`` has not initialised the document class.
@@ -286,10 +286,11 @@ def _reads(expression: object) -> tuple[str, ...]:
 
 
 def policy_filter(document: type[Document], policy: Policy | None) -> dict[str, Any] | None:
-    """The query ``policy`` puts on documents of ``document``, for pipelines of one's own (docs: guide/scoping.md).
+    """The query ``policy`` puts on documents of ``document``, for pipelines of one's own.
 
-    For enrichment that reads a collection with a policy, e.g. ``{"$match": policy_filter(Flight,
-    policies.get("Flight"))}`` with ``policies`` from ``request_policies(context)``.
+    For enrichment that reads a collection with a policy (docs: scoping, "Enrichment and computed
+    values"), e.g. ``{"$match": policy_filter(Flight, policies.get("Flight"))}`` with ``policies``
+    from ``request_policies(context)``.
 
     Returns:
         The query (the same rule as the listed documents'), or None when ``policy`` restricts nothing.

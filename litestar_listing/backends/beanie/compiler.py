@@ -1,12 +1,12 @@
 """``ListQuery`` -> MongoDB aggregation pipelines: one for the page, one for the total.
 
-Filters compare the document's own keys (a reference at ``<field>.$id``, spec §4.4.9); search and
+Filters compare the document's own keys (a reference at ``<field>.$id``); search and
 order through links use ``$lookup`` stages into ``_listing_``-prefixed arrays, so no document is
 repeated and totals stay exact. Nothing from the client reaches a pipeline as an operator: keys
 come from the model or the resource's allowlist, search text becomes an escaped regex.
 
-What MongoDB's documentation allows, and no more (docs: guide/backends.md, "MongoDB versions and
-the test store"): a link's ``$id`` is compared in query form (``$match``, ``find``), where the
+What MongoDB's documentation allows, and no more (docs: backends, "MongoDB versions and the test
+store"): a link's ``$id`` is compared in query form (``$match``, ``find``), where the
 query language reads it, and read in expressions only through ``$getField`` (``link_id``), since
 the manual refuses a field path with a component beginning with ``$``. That and ``$lookup`` with
 ``localField``, ``foreignField`` and ``pipeline`` together make MongoDB 5.0 the minimum
@@ -39,7 +39,7 @@ PREFIX = "_listing_"
 MINIMUM_MONGODB = (5, 0)
 """The oldest MongoDB server the pipelines run on: ``$getField`` (5.0) reads a link's ``$id`` in
 expressions, and a ``$lookup`` with ``localField``/``foreignField`` and a ``pipeline`` (5.0) keeps only
-the linked documents inside their class's row policy (docs: guide/backends.md)."""
+the linked documents inside their class's row policy (docs: backends, "MongoDB versions and the test store")."""
 
 _DBREF_ID = {"$literal": "$id"}
 """The name of a DBRef's identifier field, as ``$getField`` takes a name that begins with ``$``."""
@@ -106,8 +106,9 @@ class CompiledList:
     """The two pipelines of one list request.
 
     Attributes:
-        count: Yields ``{"total": n}``, or nothing when no document matches (spec §4.7.2).
-        page: Yields the page's documents, ordered and cut (spec §4.7.1), lookups removed.
+        count: Yields ``{"total": n}``, or nothing when no document matches.
+        page: Yields the page's documents, ordered and cut, projected to the listed fields (no
+            looked-up array, no private field).
     """
 
     count: list[Stage]
@@ -131,8 +132,8 @@ class PipelineCompiler:
 
     Args:
         documents: The listed document class and those its links reach.
-        pipeline: The resource's own stages (spec §4.4.8); the compiled stages are appended.
-        computed: Computed alias -> aggregation expression, added with ``$addFields`` (spec §4.3.2).
+        pipeline: The resource's own stages (its base list query); the compiled stages are appended.
+        computed: Computed alias -> aggregation expression, added with ``$addFields`` (docs: computed, "Beanie").
     """
 
     def __init__(
@@ -151,7 +152,7 @@ class PipelineCompiler:
 
         Row policies (``ListQuery.policies``): the listed class's is matched with the forced
         filters; every ``$lookup`` keeps only the linked documents inside their class's policy,
-        so a linked document outside it reads as a missing one (docs: guide/scoping.md).
+        so a linked document outside it reads as a missing one (docs: scoping, "Row policies").
 
         Args:
             query: The list query.
@@ -298,7 +299,7 @@ class PipelineCompiler:
         return where(query, lambda item: self.filter(item, lookups), None, _all_of, _any_of)
 
     def filter(self, item: Filter | RawFilter, lookups: list[Sequence[str]]) -> Stage:
-        """One filter as a match condition (spec §4.4.9)."""
+        """One filter as a match condition (docs: query language, "Document-store resources")."""
         if isinstance(item, RawFilter):
             values = list(item.values)
             return {item.key: values[0] if len(values) == 1 else {"$in": values}}
@@ -311,12 +312,12 @@ class PipelineCompiler:
         return _NOTHING if encoded is _UNREPRESENTABLE else {key: encoded}
 
     def op_in(self, key: str, values: Sequence[object]) -> Stage:
-        """Membership (a repeated parameter, spec §4.4.4)."""
+        """Membership (a repeated parameter; docs: query language, "Repeated parameters")."""
         encoded = [value for value in map(encode, values) if value is not _UNREPRESENTABLE]
         return {key: {"$in": encoded}}
 
     def search(self, search: Search, lookups: list[Sequence[str]]) -> Stage:
-        """Case-insensitive substring search over the searchable keys, with OR (spec §4.2)."""
+        """Case-insensitive substring search over the searchable keys, with OR (docs: query language, "Search")."""
         pattern = caseless_regex(search.text)
         return {"$or": [{self.key(path, lookups): {"$regex": pattern}} for path in search.paths]}
 
@@ -346,7 +347,7 @@ class PipelineCompiler:
                     values[f"{PREFIX}k{position}"] = _value(info, term.path.field, "$")
                     key = f"{PREFIX}k{position}"
             if nullable:
-                # NULLs last in both directions (docs: query-language.md, "Ordering"); MongoDB puts them
+                # NULLs last in both directions (docs: query language, "Ordering"); MongoDB puts them
                 # first ascending.
                 flag = f"{PREFIX}n{position}"
                 flags[flag] = {"$cond": [{"$eq": [{"$ifNull": [f"${key}", None]}, None]}, 1, 0]}

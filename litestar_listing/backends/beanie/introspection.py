@@ -1,7 +1,8 @@
 """Beanie documents -> the engine's ``ModelGraph``, and where each field is stored in a document.
 
 A ``Link[X]`` field is a to-one relation under its own name and, for filters, the field ``<name>_id``
-stored at ``<name>.$id`` (spec §4.4.9); ``list[Link[X]]`` and ``BackLink`` fields are to-many.
+stored at ``<name>.$id`` (docs: query language, "Document-store resources"); ``list[Link[X]]`` and ``BackLink`` fields
+are to-many.
 Fields of other shapes (embedded models, lists of values, dicts) are not part of the graph.
 """
 
@@ -30,11 +31,11 @@ from litestar_listing.core.schema import EntityInfo, FieldInfo, ModelGraph, Rela
 __all__ = ("DocumentInfo", "Documents", "Reference", "field_info", "object_id", "value_type")
 
 OBJECT_ID_EXPECTED = "a 24-character hexadecimal ObjectId"
-"""How an invalid ObjectId is described in a 400 (spec §2.4)."""
+"""How an invalid ObjectId is described in a 400 (docs: query language, "Document-store resources")."""
 
 
 def object_id(text: str) -> ObjectId:
-    """``text`` as an ``ObjectId`` (spec §2.4: 24 hexadecimal characters).
+    """``text`` as an ``ObjectId``: 24 hexadecimal characters (docs: query language, "Document-store resources").
 
     Raises:
         ValueError: ``text`` is not a valid ObjectId.

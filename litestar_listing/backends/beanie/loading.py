@@ -1,4 +1,4 @@
-"""Documents -> items, and eager loading of links for the page only (spec §4.5).
+"""Documents -> items, and eager loading of links for the page only (docs: eager loading).
 
 Each loaded relation costs one ``find`` for the whole page (``_id``s in chunks), at every depth;
 documents no page item references are never read.
