@@ -34,7 +34,7 @@ __all__ = (
 )
 
 TotalMode = Literal["exact", "estimated"]
-"""How a list's total is counted: ``"exact"`` (spec §2.2) or ``"estimated"``, the planner's row estimate
+"""How a list's total is counted: ``"exact"`` (docs: design, "Totals") or ``"estimated"``, the planner's row estimate
 (an extension: ``Resource.total_mode``, ``ListContext.total_mode``, ``Capabilities.total_modes``,
 ``Page.total_mode``)."""
 TOTAL_MODES: tuple[TotalMode, ...] = get_args(TotalMode)
@@ -45,12 +45,12 @@ ExpressionT_co = TypeVar("ExpressionT_co", covariant=True)
 
 @dataclass(frozen=True, slots=True)
 class Computed(Generic[ModelT_co, ExpressionT_co]):
-    """A computed value (spec §4.3.2) that reads rows of other models, under their row policies.
+    """A computed value (docs: computed) that reads rows of other models, under their row policies.
 
     A plain computed expression is fixed when the backend is built, so it cannot see the request:
     counting rows of a model that has a row policy, it would count every tenant's rows. A
-    ``Computed`` is built for each list instead, from the request's policies (docs: "Row policies"
-    in docs/guide/scoping.md, and docs/guide/computed.md): ``build(allowed)``, where
+    ``Computed`` is built for each list instead, from the request's policies (docs: scoping, "Row policies";
+    computed): ``build(allowed)``, where
     ``allowed(model, alias=None)`` is the condition that ``model``'s policy puts on the rows the
     value reads, always true when it has none and always false when the request may see none of
     them. The value is listed and orderable like any computed value.
@@ -194,13 +194,13 @@ class Capabilities:
     """What a backend can compile; conformance cases skip by these, never by backend name.
 
     Attributes:
-        operators: The operator names it compiles (spec §4.4.7; none for document stores, §4.4.8).
-        relation_paths: Filters, search and order through relations (spec §4.4.6).
+        operators: The operator names it compiles (none for document stores; docs: query language, "Filters and operators").
+        relation_paths: Filters, search and order through relations (docs: query language, "Relation paths").
         to_many_paths: Filters and search through to-many relations.
-        computed_order: Ordering by a computed alias mapped to an expression (spec §4.3.2).
+        computed_order: Ordering by a computed alias mapped to an expression (docs: computed).
         filter_syntax: How filter names are read: relation paths and operator suffixes
-            (relational stores, spec §4.4.6-7) or the document-store rules (spec §4.4.8-9).
-        raw_filters: Compiles ``RawFilter`` (allowlisted raw store keys, spec §4.4.9).
+            (relational stores; docs: query language, "Relation paths") or the document-store rules (docs: query language, "Document-store resources").
+        raw_filters: Compiles ``RawFilter`` (allowlisted raw store keys; docs: query language, "Document-store resources").
         keyset: Continues after ``ListQuery.after`` and reports ``Page.last_key`` (keyset
             continuation, ``core.cursor``).
         total_modes: The ``TotalMode`` values it can answer; a backend without ``"estimated"``
@@ -233,13 +233,13 @@ class ListContext:
         request: The Litestar request, when called from a route (backends may take their
             session or connection from it).
         session: An explicit session or connection; wins over the one from ``request``.
-        load: Relations to eager-load with the page items (spec §4.5), e.g. ``("airline",)``.
+        load: Relations to eager-load with the page items (docs: eager loading), e.g. ``("airline",)``.
         deadline: When the call must end, on ``time.monotonic()``'s clock, or None. Backends whose
             store can stop its own work give it the time left (``remaining``) when a statement
             starts, so time spent waiting for a pooled connection counts; the caller cancels the
             call a little later in any case.
         keyset: Report the ordering values of the page's last item in ``Page.last_key``.
-        total_mode: ``"exact"`` (spec §2.2) or ``"estimated"``: a backend with ``"estimated"`` in its
+        total_mode: ``"exact"`` (docs: design, "Totals") or ``"estimated"``: a backend with ``"estimated"`` in its
             ``Capabilities.total_modes`` may answer with the planner's row estimate when it is at
             least ``exact_total_below``.
         exact_total_below: Estimates under this many rows are replaced by an exact count.
@@ -273,7 +273,7 @@ class ListContext:
 
 @dataclass(slots=True)
 class Page:
-    """One page of a list and the total across all pages (spec §4.7).
+    """One page of a list and the total across all pages (docs: query language, "The envelope and pagination").
 
     Attributes:
         items: The page's items as plain dicts of field name -> value (loaded relations nested).
@@ -297,7 +297,7 @@ class ListingBackend(Protocol):
     Implementations: ``backends.memory.MemoryBackend`` (the reference),
     ``backends.sqlalchemy.SQLAlchemyBackend``, ``backends.piccolo.PiccoloBackend`` and
     ``backends.beanie.BeanieBackend``. The plugin checks every member when the application starts
-    (``check_contract``; docs: guide/backends, "Capability differences").
+    (``check_contract``; docs: backends, "Capability differences").
 
     ``capabilities`` says what it can compile; conformance cases skip by these.
     """
@@ -326,7 +326,7 @@ class ListingBackend(Protocol):
         """Whether its base list query may leave rows of the model out (soft-deleted ones, say).
 
         The start-up check then treats the model as scoped, and its lists count their totals
-        exactly (docs: guide/scoping, "The start-up check").
+        exactly (docs: scoping, "The start-up check").
         """
         ...
 
@@ -335,7 +335,7 @@ class ListingBackend(Protocol):
         ...
 
     def computed_fields(self) -> Mapping[str, FieldInfo]:
-        """The computed aliases mapped to expressions, by name (spec §4.3.2)."""
+        """The computed aliases mapped to expressions, by name (docs: computed)."""
         ...
 
     async def fetch(self, query: ListQuery, context: ListContext) -> Page:
@@ -375,7 +375,7 @@ def dispatch(visitor: object, prefix: str, name: str, *, key: str = "") -> Calla
 def offered_operators(backend: ListingBackend) -> Mapping[str, Operator]:
     """The operators of the registry that ``backend`` declares (``Capabilities.operators``), in registry order.
 
-    What the parser accepts and OpenAPI lists for the backend's resources (spec §4.4.7).
+    What the parser accepts and OpenAPI lists for the backend's resources (docs: query language, "Filters and operators").
     """
     declared = backend.capabilities.operators
     return MappingProxyType({name: operator for name, operator in OPERATORS.items() if name in declared})
@@ -387,7 +387,7 @@ def check_contract(backend: object) -> None:
     It has every member of the protocol; every operator it declares is in the registry and
     compiled by its ``visitor`` (``op_<name>``); it declares ``eq`` (a filter name without an
     operator, forced filters) and the operator each declared one turns into when repeated
-    (DESIGN.md, "Repeated parameters").
+    (docs: query language, "Repeated parameters").
 
     Raises:
         ConfigurationError: Naming the backend and what it lacks.
@@ -457,7 +457,7 @@ def where(
 ) -> Condition | None:
     """The condition of ``query``: forced filters AND (client filters, combined) AND search.
 
-    Every backend states its condition through this one function (spec §4.4.1-2, §4.4.10): the
+    Every backend states its condition through this one function (docs: query language, "Forced filters"; design, "Forced filters"): the
     forced filters are ANDed outside the client's filters, whether those combine with AND or OR.
 
     Args:

@@ -60,20 +60,20 @@ _PageSelection = tuple[Node, list[QueryString], list[tuple[str, str]]]
 
 
 class PiccoloBackend(RelationalBackend[Engine[Any], Engine[Any], QueryCompiler, Statements]):
-    """Lists one Piccolo table (spec §4; DESIGN.md decisions).
+    """Lists one Piccolo table (docs: backends, "SQLAlchemy"; design).
 
     Args:
         table: The listed ``Table`` subclass.
         engine: The engine every statement runs on. None means the table's own (``Table(db=...)``
             or ``piccolo_conf``), looked up when the application starts.
         where: The base list query's condition, e.g. ``Thing.deleted_at.is_null()`` to hide
-            soft-deleted rows (spec §4.4.11): a Piccolo condition or a ``QueryString``.
+            soft-deleted rows (docs: soft delete): a Piccolo condition or a ``QueryString``.
         computed: Computed aliases mapped to ``(SQL expression, column type)``; the expression may be a
             ``Computed``, built per list from the request's row policies of the tables it reads
             (``allowed(Table, alias=None)`` is ``policy_condition``'s over the rows the statement
             reads as ``alias``, the table's own name by default, or an always-true condition), e.g.
             ``{"part_count": (QueryString("(SELECT COUNT(*) FROM parts WHERE parts.thing_id = {})",
-            Thing.id), Integer())}``; they are orderable and appear in each item (spec §4.3.2).
+            Thing.id), Integer())}``; they are orderable and appear in each item (docs: computed).
             Rows of the listed table itself (a self-reference) are read under an alias:
             ``FROM things AS "child"`` and ``allowed(Thing, "child")``.
         reverse: Reverse relations (to-many) by name, each as the foreign key pointing back, e.g.
@@ -83,14 +83,14 @@ class PiccoloBackend(RelationalBackend[Engine[Any], Engine[Any], QueryCompiler, 
             A list runs on one of them, in turn, unless it runs inside the caller's transaction
             (``engine.transaction()``) or ``ListContext.primary`` is set; a replica that is down or lags
             more than ``max_replica_lag`` seconds is skipped, and a list it fails (unreachable, or
-            cancelled by a recovery conflict) runs again on the primary (docs: "Scaling out").
+            cancelled by a recovery conflict) runs again on the primary (docs: scaling, "Read replicas").
         max_replica_lag: Seconds of replay lag beyond which a replica is skipped.
 
     Raises:
         ConfigurationError: A ``Computed`` value passes ``allowed`` a table it does not name in
             ``reads``, an alias that is not an SQL identifier, or rows under the listed table's own
             name: in the value's subquery those columns are the listed row's, so the condition would
-            restrict it, not the rows the value counts (docs: "Computed values", docs/guide/computed.md).
+            restrict it, not the rows the value counts (docs: computed, "Counting rows of the listed model itself").
 
     A ``ForeignKey`` gives a relation under its attribute name and a field under its column name
     (``owner`` and ``owner_id``). Items are dicts of the public fields, the computed values and the
@@ -142,10 +142,10 @@ class PiccoloBackend(RelationalBackend[Engine[Any], Engine[Any], QueryCompiler, 
 
     @property
     def narrows_rows(self) -> bool:
-        """Whether a base list query may leave rows of the model out (e.g. soft-deleted ones, spec §4.4.11).
+        """Whether a base list query may leave rows of the model out (e.g. soft-deleted ones; docs: soft delete).
 
         The plugin's start-up check treats such a model as scoped: a relation path reaching it
-        from another resource needs a row policy (DESIGN.md, "Row policies").
+        from another resource needs a row policy (docs: design, "Row policies").
         """
         return self._where is not None
 

@@ -3,7 +3,7 @@
 To-one paths follow Piccolo's foreign-key chains (``Thing.owner.role.code``): one LEFT JOIN alias per
 path, named by Piccolo (``things$owner$users$role``). To-many paths (``M2M`` and declared reverse
 keys) become semi-joins, ``<key> IN (SELECT <link> FROM <link table> ... WHERE ...)``: no row repeats
-and totals stay exact (DESIGN.md, "Relation paths"). They are uncorrelated on purpose: Piccolo cannot
+and totals stay exact (docs: design, "Relation paths"). They are uncorrelated on purpose: Piccolo cannot
 alias a query's own table, so a correlated EXISTS over a self-referencing relation would bind the
 inner table where the outer one was meant.
 
@@ -71,7 +71,7 @@ class TableAlias:
 
 
 def driver_value(value: Any) -> Any:
-    """A coerced value as the driver takes it: an enum by its value (spec §4.4.5), anything else as it is."""
+    """A coerced value as the driver takes it: an enum by its value (docs: design, "Coercion"), anything else as it is."""
     return value.value if isinstance(value, enum.Enum) else value
 
 
@@ -204,8 +204,8 @@ class QueryCompiler(RelationalCompiler[Any, QueryString]):
 
     Args:
         tables: The listed table and every table reachable from it.
-        computed: Computed aliases mapped to SQL expressions (spec §4.3.2).
-        where: The base list query's condition, e.g. excluding soft-deleted rows (spec §4.4.11).
+        computed: Computed aliases mapped to SQL expressions (docs: computed).
+        where: The base list query's condition, e.g. excluding soft-deleted rows (docs: soft delete).
         dialect: ``"sqlite"`` or ``"postgres"`` (Piccolo's engine type).
     """
 
@@ -300,7 +300,7 @@ class QueryCompiler(RelationalCompiler[Any, QueryString]):
         if relation.secondary is not None:
             # The related table is LEFT JOINed to the joining table: a joining row whose key names no
             # row would read as a related row of NULLs, which a condition true for NULL would match.
-            # A missing related row is none (docs: guide/scoping.md), so the joined row must exist.
+            # A missing related row is none (docs: scoping), so the joined row must exist.
             target_key = relation.secondary._foreign_key_meta.resolved_target_column
             parts.append(QueryString("{} IS NOT NULL", getattr(inner_anchor, target_key._meta.name)))
         linked = self.all_of([*parts, condition])

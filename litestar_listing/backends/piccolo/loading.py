@@ -1,4 +1,4 @@
-"""Page items from Piccolo rows, with eager loading (spec §4.5).
+"""Page items from Piccolo rows, with eager loading (docs: eager loading).
 
 To-one relations are joined into the statement that reads their parent (their columns travel in
 the same row); each to-many relation costs one more statement for all the parents of a page,

@@ -80,16 +80,16 @@ class RelationalCompiler(ABC, Generic[Expression, Statement]):
     subquery) and a *place* (where the walk stands: the source's root, or a joined relation); both
     are opaque here, made and read by the dialect.
 
-    Row policies (``ListQuery.policies``, DESIGN.md "Row policies") are applied here, for every
+    Row policies (``ListQuery.policies``; docs: design, "Row policies") are applied here, for every
     dialect alike: the listed model's is ANDed into the WHERE clause; a to-one step's related row
     outside its model's policy reads as NULL (its columns are guarded, ``guarded``), exactly like a
     missing row; a semi-join (to-many, or to-one where the dialect has one) only sees rows inside
     the policy of the model it reaches.
 
     Attributes:
-        computed: Computed aliases mapped to expressions, for ordering (spec §4.3.2).
+        computed: Computed aliases mapped to expressions, for ordering (docs: computed).
         base_where: A condition of the base list query ANDed first, e.g. excluding soft-deleted
-            rows (spec §4.4.11), or None when the dialect's base statement carries it.
+            rows (docs: soft delete), or None when the dialect's base statement carries it.
         graph: The listed model and every model reachable from it: the model a path reaches,
             whose policy applies there.
     """
@@ -139,7 +139,7 @@ class RelationalCompiler(ABC, Generic[Expression, Statement]):
     def where(self, source: Any, query: ListQuery) -> Expression | None:
         """The WHERE clause: base, the listed model's policy, forced filters, (client filters, combined), search.
 
-        All ANDed (spec §4.4.10: forced filters and the policy outside the client's filters).
+        All ANDed (forced filters and the policy outside the client's filters; docs: design, "Forced filters").
         """
         policies = self.policies(query)
         condition = where(
@@ -209,7 +209,7 @@ class RelationalCompiler(ABC, Generic[Expression, Statement]):
         To-many steps become semi-joins (no listed row repeats, totals stay exact). With ``semi`` (a
         ``leaf`` that never holds for NULL), a to-one step becomes a semi-join too where the dialect
         can: the same rows (no related row, no match), the condition evaluated once per related row
-        rather than once per listed row, and a count without joins (DESIGN.md, "Relation paths").
+        rather than once per listed row, and a count without joins (docs: design, "Relation paths").
         On a to-one path with an identity ``leaf`` this is the (joined) column itself.
 
         ``policies`` apply to every model the path reaches: a joined related row outside its policy
@@ -288,7 +288,7 @@ class RelationalCompiler(ABC, Generic[Expression, Statement]):
         return self.predicate(source, item.path, self._leaf(item), semi=not item.matches_null, policies=policies)
 
     def search(self, source: Any, search: Search, policies: Policies = _NO_POLICIES) -> Expression:
-        """Case-insensitive substring search over every searchable path, combined with OR (spec §4.2)."""
+        """Case-insensitive substring search over every searchable path, combined with OR (docs: query language, "Search")."""
         pattern = contains_pattern(search.text)
         return self.any_of(
             [
@@ -302,7 +302,7 @@ class RelationalCompiler(ABC, Generic[Expression, Statement]):
         return bool(term.path.relations) or term.path.field in self.computed or self.nullable_field(term.path.field)
 
     def order_term(self, term: OrderTerm, value: Expression) -> Expression:
-        """One ORDER BY term over ``value``; NULLs last in both directions (DESIGN.md, "Order")."""
+        """One ORDER BY term over ``value``; NULLs last in both directions (docs: design, "Ordering")."""
         return self.ordered(value, descending=term.descending, nulls_last=self.nullable(term))
 
     def keyset(self, query: ListQuery, values: Sequence[Expression]) -> Expression:
@@ -516,8 +516,8 @@ class RelationalCompiler(ABC, Generic[Expression, Statement]):
 
     @abstractmethod
     def like(self, column: Any, pattern: LikePattern) -> Expression:
-        """The case-sensitive pattern match (GLOB on SQLite, LIKE elsewhere; DESIGN.md, "Operators")."""
+        """The case-sensitive pattern match (GLOB on SQLite, LIKE elsewhere; docs: design, "Case and patterns")."""
 
     @abstractmethod
     def ilike(self, column: Any, pattern: LikePattern) -> Expression:
-        """The match ignoring case by Unicode case folding on every database (DESIGN.md, "Operators")."""
+        """The match ignoring case by Unicode case folding on every database (docs: design, "Case and patterns")."""

@@ -1,4 +1,4 @@
-"""Read replicas: which node serves a list, for both relational backends (docs: "Scaling out").
+"""Read replicas: which node serves a list, for both relational backends (docs: scaling, "Read replicas").
 
 A list runs on a replica unless the request needs the primary (the backend decides that from the
 request's session: it has written or holds a transaction, or the call asks for the primary). A

@@ -45,7 +45,7 @@ class Slot:
     Attributes:
         name: The bind parameter's name (``_listing_<n>``, numbered in the query's order).
         kind: The value's Python type, part of the shape: a dialect may type the parameter by it
-            (a ``Decimal`` binds as a plain NUMERIC, DESIGN.md "Coercion").
+            (a ``Decimal`` binds as a plain NUMERIC; docs: design, "Coercion").
     """
 
     name: str

@@ -50,7 +50,7 @@ Sessions = async_sessionmaker[AsyncSession]
 
 
 class SQLAlchemyBackend(RelationalBackend[AsyncSession, Sessions, StatementCompiler, Statements]):
-    """Lists one SQLAlchemy model (spec §4; DESIGN.md decisions).
+    """Lists one SQLAlchemy model (docs: backends, "SQLAlchemy"; design).
 
     Args:
         model: The listed mapped class.
@@ -58,9 +58,9 @@ class SQLAlchemyBackend(RelationalBackend[AsyncSession, Sessions, StatementCompi
             Optional when every call passes ``ListContext(session=...)``.
         statement: The base list query: a ``Select`` of ``model`` (optionally with extra labelled
             columns), or a callable that refines ``select(model)``, e.g. to exclude soft-deleted
-            rows (spec §4.4.11). Its extra labelled columns appear in each item.
+            rows (docs: soft delete). Its extra labelled columns appear in each item.
         computed: Computed aliases mapped to SQL expressions; they are orderable and appear in
-            each item (spec §4.3.2). A ``Computed`` is built for each list from the request's row
+            each item (docs: computed). A ``Computed`` is built for each list from the request's row
             policies of the models it reads (``allowed(entity)`` is ``policy_condition``'s over that
             mapped class or ``aliased(...)`` of one, or ``true()``), e.g. a count of the flights the
             signed-in tenant may see. Rows of a table the listed rows are read from (the model
@@ -71,20 +71,20 @@ class SQLAlchemyBackend(RelationalBackend[AsyncSession, Sessions, StatementCompi
             A list runs on one of them, in turn, unless the request's session holds a transaction or
             pending writes, or ``ListContext.primary`` is set; a replica that is down or lags more than
             ``max_replica_lag`` seconds is skipped, and a list it fails (unreachable, or cancelled by a
-            recovery conflict) runs again on the primary (docs: "Scaling out").
+            recovery conflict) runs again on the primary (docs: scaling, "Read replicas").
         max_replica_lag: Seconds of replay lag beyond which a replica is skipped.
         local_reads: On a SQLite file, list whatever the session holds nothing of on connections of
             the backend's own (``read_engine``), with the JSON codecs of ``config``'s engine settings.
             False where the engine has listeners those lists need (a function registered on
             connect, statement hooks): SQLAlchemy has no public API to list them, so the read
-            connections cannot repeat them (docs: guide/backends, "Lists on SQLite run on
+            connections cannot repeat them (docs: backends, "Lists on SQLite run on
             connections of their own").
 
     Raises:
         ConfigurationError: A ``Computed`` value passes ``allowed`` a model it does not name in
             ``reads``, a second argument, or an unaliased mapped class whose table the listed rows
             are read from: its condition would restrict the listed row, not the rows the value
-            counts (docs: "Computed values", docs/guide/computed.md).
+            counts (docs: computed, "Counting rows of the listed model itself").
     """
 
     visitor = StatementCompiler
@@ -134,10 +134,10 @@ class SQLAlchemyBackend(RelationalBackend[AsyncSession, Sessions, StatementCompi
 
     @property
     def narrows_rows(self) -> bool:
-        """Whether a base list query may leave rows of the model out (e.g. soft-deleted ones, spec §4.4.11).
+        """Whether a base list query may leave rows of the model out (e.g. soft-deleted ones; docs: soft delete).
 
         The plugin's start-up check treats such a model as scoped: a relation path reaching it
-        from another resource needs a row policy (DESIGN.md, "Row policies").
+        from another resource needs a row policy (docs: design, "Row policies").
         """
         return self._narrows
 

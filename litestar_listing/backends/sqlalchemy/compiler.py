@@ -1,7 +1,7 @@
 """SQLAlchemy's primitives for the shared relational compiler: ``Select`` statements and column expressions.
 
 To-one paths join with one LEFT OUTER JOIN alias per path; to-many paths become correlated EXISTS
-subqueries, so no row repeats and totals are exact (DESIGN.md, "Relation paths").
+subqueries, so no row repeats and totals are exact (docs: design, "Relation paths").
 """
 
 from __future__ import annotations
@@ -100,8 +100,8 @@ class StatementCompiler(RelationalCompiler[ColumnElement[Any], Select[Any]]):
     Args:
         model: The listed mapped class.
         base: The statement to start from (``select(model)`` by default): a base list query may add
-            computed columns and exclude rows, e.g. soft-deleted ones (spec §4.4.11).
-        computed: Computed aliases mapped to expressions, for ordering (spec §4.3.2).
+            computed columns and exclude rows, e.g. soft-deleted ones (docs: soft delete).
+        computed: Computed aliases mapped to expressions, for ordering (docs: computed).
         dialect: The SQLAlchemy dialect name (``sqlite``, ``postgresql``, ...).
         custom_base: ``base`` is not a plain ``select(model)``: the total counts its rows as a subquery.
     """
@@ -237,7 +237,7 @@ class StatementCompiler(RelationalCompiler[ColumnElement[Any], Select[Any]]):
 
         A value bound with a ``NUMERIC(p, s)`` column's type is cast to it on PostgreSQL, which
         rounds it to ``s`` places (``price = 0.001`` would find ``0.00``) or overflows past ``p``
-        digits: a ``Decimal`` is bound as a plain ``NUMERIC``, which keeps it exact (DESIGN.md, "Coercion").
+        digits: a ``Decimal`` is bound as a plain ``NUMERIC``, which keeps it exact (docs: design, "Coercion").
 
         A ``Slot`` (a query's shape, ``shapes.shape_of``) becomes the bind parameter of its name,
         typed the same way; untyped, it takes the type of the column it is compared with.

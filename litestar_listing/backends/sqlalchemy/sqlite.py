@@ -89,7 +89,7 @@ def read_engine(
     Listeners added to ``bind`` (connect-time set-up, statement hooks) do not run on these
     connections: SQLAlchemy has no public API that lists an engine's listeners, so the read engine
     cannot repeat them. A backend whose engine needs them lists on the session instead
-    (``SQLAlchemyBackend(local_reads=False)``; docs: guide/backends, "Lists on SQLite run on
+    (``SQLAlchemyBackend(local_reads=False)``; docs: backends, "Lists on SQLite run on
     connections of their own").
 
     Made once per ``bind`` (the codecs of the first call stay), and disposed with it. None, and
