@@ -194,13 +194,16 @@ class Capabilities:
     """What a backend can compile; conformance cases skip by these, never by backend name.
 
     Attributes:
-        operators: The operator names it compiles (none for document stores; docs: query language, "Filters and operators").
+        operators: The operator names it compiles (none for document stores; docs: query language,
+            "Filters and operators").
         relation_paths: Filters, search and order through relations (docs: query language, "Relation paths").
         to_many_paths: Filters and search through to-many relations.
         computed_order: Ordering by a computed alias mapped to an expression (docs: computed).
         filter_syntax: How filter names are read: relation paths and operator suffixes
-            (relational stores; docs: query language, "Relation paths") or the document-store rules (docs: query language, "Document-store resources").
-        raw_filters: Compiles ``RawFilter`` (allowlisted raw store keys; docs: query language, "Document-store resources").
+            (relational stores; docs: query language, "Relation paths") or the document-store rules
+            (docs: query language, "Document-store resources").
+        raw_filters: Compiles ``RawFilter``: allowlisted raw store keys (docs: query language,
+            "Document-store resources").
         keyset: Continues after ``ListQuery.after`` and reports ``Page.last_key`` (keyset
             continuation, ``core.cursor``).
         total_modes: The ``TotalMode`` values it can answer; a backend without ``"estimated"``
@@ -375,7 +378,8 @@ def dispatch(visitor: object, prefix: str, name: str, *, key: str = "") -> Calla
 def offered_operators(backend: ListingBackend) -> Mapping[str, Operator]:
     """The operators of the registry that ``backend`` declares (``Capabilities.operators``), in registry order.
 
-    What the parser accepts and OpenAPI lists for the backend's resources (docs: query language, "Filters and operators").
+    What the parser accepts and OpenAPI lists for the backend's resources (docs: query language,
+    "Filters and operators").
     """
     declared = backend.capabilities.operators
     return MappingProxyType({name: operator for name, operator in OPERATORS.items() if name in declared})
@@ -457,8 +461,9 @@ def where(
 ) -> Condition | None:
     """The condition of ``query``: forced filters AND (client filters, combined) AND search.
 
-    Every backend states its condition through this one function (docs: query language, "Forced filters"; design, "Forced filters"): the
-    forced filters are ANDed outside the client's filters, whether those combine with AND or OR.
+    Every backend states its condition through this one function: the forced filters are ANDed
+    outside the client's filters, whether those combine with AND or OR (docs: query language,
+    "Forced filters"; design, "Forced filters").
 
     Args:
         query: The query.

@@ -71,7 +71,7 @@ class TableAlias:
 
 
 def driver_value(value: Any) -> Any:
-    """A coerced value as the driver takes it: an enum by its value (docs: design, "Coercion"), anything else as it is."""
+    """A coerced value as the driver takes it: an enum by its value, else as it is (docs: design, "Coercion")."""
     return value.value if isinstance(value, enum.Enum) else value
 
 

@@ -288,7 +288,7 @@ class RelationalCompiler(ABC, Generic[Expression, Statement]):
         return self.predicate(source, item.path, self._leaf(item), semi=not item.matches_null, policies=policies)
 
     def search(self, source: Any, search: Search, policies: Policies = _NO_POLICIES) -> Expression:
-        """Case-insensitive substring search over every searchable path, combined with OR (docs: query language, "Search")."""
+        """Case-insensitive substring search over the searchable paths, OR-combined (docs: query language, "Search")."""
         pattern = contains_pattern(search.text)
         return self.any_of(
             [

@@ -1,6 +1,7 @@
 """The total of a relational list: told by a partial page, estimated by the planner, or counted.
 
-Shared by the SQL backends so that the rules of totals and of estimated totals hold alike (docs: design, "Totals"; design, "Estimated totals").
+Shared by the SQL backends so that the rules of totals and of estimated totals hold alike
+(docs: design, "Totals"; design, "Estimated totals").
 """
 
 from __future__ import annotations
