@@ -17,7 +17,7 @@ from piccolo.querystring import QueryString
 from sqlalchemy import event
 
 from litestar_listing import ListContext
-from litestar_listing.backends.sqlalchemy.backend import read_engine
+from litestar_listing.backends.sqlalchemy.sqlite import read_engine
 from litestar_listing.core.parsing import equality_filter
 from litestar_listing.core.query import FieldPath, Policy
 from tests.conformance.fixture import THINGS, USERS, company_row, part_rows, role_row, tag_rows

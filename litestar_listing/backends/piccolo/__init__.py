@@ -9,12 +9,9 @@ except ImportError as error:  # pragma: no cover - run in a subprocess by tests/
 
     raise MissingExtraError(error.name or "piccolo", extra="piccolo") from error
 
-from litestar_listing.backends.piccolo.backend import (
-    FoldingConnection,
-    PiccoloBackend,
-    policy_condition,
-    prepare_engine,
-)
+from litestar_listing.backends.piccolo.backend import PiccoloBackend
 from litestar_listing.backends.piccolo.introspection import Tables
+from litestar_listing.backends.piccolo.policies import policy_condition
+from litestar_listing.backends.piccolo.sqlite import FoldingConnection, prepare_engine
 
 __all__ = ("FoldingConnection", "PiccoloBackend", "Tables", "policy_condition", "prepare_engine")

@@ -8,8 +8,6 @@ eager loading. The readers are in ``readers``, SQLite's connection and read pool
 from __future__ import annotations
 
 import contextlib
-import functools
-import re
 from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -23,11 +21,11 @@ from litestar_listing.backends.piccolo.compiler import (
     Compiled,
     Dialect,
     QueryCompiler,
-    TableAlias,
     render_condition,
 )
 from litestar_listing.backends.piccolo.introspection import Tables, field_info
 from litestar_listing.backends.piccolo.loading import Guard, Node, Selection, load_many, plan
+from litestar_listing.backends.piccolo.policies import policy_condition, table_compiler
 from litestar_listing.backends.piccolo.readers import (
     TRANSACTION_READERS,
     AsyncpgReader,
@@ -36,8 +34,7 @@ from litestar_listing.backends.piccolo.readers import (
     Statements,
     replica_lag,
 )
-from litestar_listing.backends.piccolo.sqlite import FoldingConnection, prepare_engine, read_pool
-from litestar_listing.backends.relational.compiler import with_followed
+from litestar_listing.backends.piccolo.sqlite import prepare_engine, read_pool
 from litestar_listing.backends.relational.databases import Database, database
 from litestar_listing.backends.relational.execution import Held, Reader, RelationalBackend, RunList
 from litestar_listing.backends.relational.replicas import Replica, ReplicaSet
@@ -50,10 +47,7 @@ if TYPE_CHECKING:
     from piccolo.columns import ForeignKey
     from piccolo.table import Table
 
-__all__ = ("FoldingConnection", "PiccoloBackend", "policy_condition", "prepare_engine")
-
-_ALIAS = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-"""A table alias ``policy_condition`` renders (quoted): an SQL identifier, never one of Piccolo's join aliases."""
+__all__ = ("PiccoloBackend",)
 
 _PageSelection = tuple[Node, list[QueryString], list[tuple[str, str]]]
 """The listed entity's plan, the page's select list, and ``(computed name, alias)`` pairs."""
@@ -219,7 +213,7 @@ class PiccoloBackend(RelationalBackend[Engine[Any], Engine[Any], QueryCompiler, 
                 )
                 raise ConfigurationError(msg)
             allowed = policy_condition(table, policy, dialect, alias=alias, policies=policies)
-            return _table_compiler(table, dialect).constant(value=True) if allowed is None else allowed
+            return table_compiler(table, dialect).constant(value=True) if allowed is None else allowed
 
         return {
             name: value.built(name, _name, condition, policies) if isinstance(value, Computed) else value
@@ -375,59 +369,3 @@ class PiccoloBackend(RelationalBackend[Engine[Any], Engine[Any], QueryCompiler, 
 
 def _name(table: type[Table]) -> str:
     return table.__name__
-
-
-@functools.lru_cache(maxsize=64)
-def _table_compiler(table: type[Table], engine_type: str) -> QueryCompiler:
-    """The compiler of ``table`` alone on the database of Piccolo's ``engine_type``.
-
-    Raises:
-        ConfigurationError: The database is not supported.
-    """
-    compiler, dialect = QUERY_COMPILERS[database(engine_type, "PiccoloBackend").name]
-    return compiler(Tables(table), {}, None, dialect)
-
-
-def policy_condition(
-    table: type[Table],
-    policy: Policy | None,
-    engine_type: str = "postgres",
-    *,
-    alias: str | None = None,
-    policies: Mapping[str, Policy] | None = None,
-) -> QueryString | None:
-    """The condition ``policy`` puts on rows of ``table``, for statements of one's own (docs: scoping, "Row policies").
-
-    For enrichment and computed values that count rows of a table with a policy; ``policies`` come
-    from ``request_policies(context)``.
-
-    Args:
-        table: The table the statement reads.
-        policy: Its policy for the request, or None for none.
-        engine_type: The engine's ``engine_type`` (``"sqlite"`` or ``"postgres"``).
-        alias: The name the statement reads the rows as, ``FROM <table> AS "<alias>"``: the columns
-            are ``"<alias>"."<column>"``. None: those of ``table`` itself, ``"<table>"."<column>"``
-            (``FROM <table>`` without an alias).
-        policies: Every policy of the request by model name, which a policy that follows a relation
-            (``RowPolicy(through=...)``) reads for the related table.
-
-    Returns:
-        The condition (compiled by the shared compiler, as for listed rows), or None when ``policy``
-        restricts nothing.
-
-    Raises:
-        ConfigurationError: ``engine_type`` is neither SQLite nor PostgreSQL, ``alias`` is not an SQL
-            identifier (letters, digits and underscores, not starting with a digit), or ``policy``
-            follows a relation and ``policies`` was not given.
-    """
-    if alias is not None and not _ALIAS.fullmatch(alias):
-        msg = f"the alias {alias!r} of {table.__name__} is not an SQL identifier (letters, digits, underscores)"
-        raise ConfigurationError(msg)
-    if policy is None:
-        return None
-    compiler = _table_compiler(table, engine_type)
-    anchor = table if alias is None else TableAlias(table, alias)
-    condition: QueryString | None = compiler.policy_condition(
-        (table, anchor), policy.entity, with_followed(policy, policies)
-    )
-    return condition

@@ -10,12 +10,9 @@ except ImportError as error:  # pragma: no cover - run in a subprocess by tests/
 
     raise MissingExtraError(error.name or "sqlalchemy", extra="sqlalchemy") from error
 
-from litestar_listing.backends.sqlalchemy.backend import (
-    SQLAlchemyBackend,
-    policy_condition,
-    prepare_engine,
-    read_engine,
-)
+from litestar_listing.backends.sqlalchemy.backend import SQLAlchemyBackend
 from litestar_listing.backends.sqlalchemy.introspection import model_graph
+from litestar_listing.backends.sqlalchemy.policies import policy_condition
+from litestar_listing.backends.sqlalchemy.sqlite import prepare_engine, read_engine
 
 __all__ = ("SQLAlchemyBackend", "model_graph", "policy_condition", "prepare_engine", "read_engine")

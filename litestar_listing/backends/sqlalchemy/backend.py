@@ -13,17 +13,16 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import ColumnElement, Engine, Join, Row, Select, TableClause, inspect, select, true
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
-from sqlalchemy.orm import joinedload, selectinload
 from sqlalchemy.orm.util import AliasedClass
 
 from litestar_listing.backends.base import Computed, ListContext, Page, PerPolicies, read_models
-from litestar_listing.backends.relational.compiler import with_followed
-from litestar_listing.backends.relational.databases import database
 from litestar_listing.backends.relational.execution import Held, Reader, RelationalBackend, RunList
 from litestar_listing.backends.relational.replicas import Replica, ReplicaSet
 from litestar_listing.backends.relational.shapes import OFFSET, Slot
 from litestar_listing.backends.sqlalchemy.compiler import STATEMENT_COMPILERS, StatementCompiler
-from litestar_listing.backends.sqlalchemy.introspection import field_info, model_graph, public_columns
+from litestar_listing.backends.sqlalchemy.introspection import field_info, model_graph
+from litestar_listing.backends.sqlalchemy.loading import as_dict, loader_options
+from litestar_listing.backends.sqlalchemy.policies import mapped_name, policy_condition
 from litestar_listing.backends.sqlalchemy.readers import (
     EngineReader,
     SessionReader,
@@ -35,16 +34,15 @@ from litestar_listing.backends.sqlalchemy.readers import (
 from litestar_listing.backends.sqlalchemy.rows import BY_POSITION, row_plan
 from litestar_listing.backends.sqlalchemy.sqlite import prepare_engine, read_engine
 from litestar_listing.core.errors import ConfigurationError, UnavailableError
-from litestar_listing.core.query import LOOKUP_SEP, ListQuery, Policy, load_tree
+from litestar_listing.core.query import ListQuery, Policy, load_tree
 from litestar_listing.core.schema import FieldInfo, ModelGraph
 
 if TYPE_CHECKING:
     from advanced_alchemy.extensions.litestar import SQLAlchemyAsyncConfig
-    from sqlalchemy.orm.strategy_options import _AbstractLoad
 
     from litestar_listing.backends.relational.databases import Database
 
-__all__ = ("SQLAlchemyBackend", "policy_condition", "prepare_engine", "read_engine")
+__all__ = ("SQLAlchemyBackend",)
 
 Sessions = async_sessionmaker[AsyncSession]
 
@@ -130,7 +128,7 @@ class SQLAlchemyBackend(RelationalBackend[AsyncSession, Sessions, StatementCompi
             for name, expression in unrestricted.items()
         }
         self._to_item = to_item
-        self._compilers: PerPolicies[StatementCompiler] = PerPolicies(read_models(self._computed.values(), _name))
+        self._compilers: PerPolicies[StatementCompiler] = PerPolicies(read_models(self._computed.values(), mapped_name))
 
     @property
     def narrows_rows(self) -> bool:
@@ -169,7 +167,7 @@ class SQLAlchemyBackend(RelationalBackend[AsyncSession, Sessions, StatementCompi
             return true() if allowed is None else allowed
 
         return {
-            name: value.built(name, _name, condition, policies) if isinstance(value, Computed) else value
+            name: value.built(name, mapped_name, condition, policies) if isinstance(value, Computed) else value
             for name, value in self._computed.items()
         }
 
@@ -185,7 +183,7 @@ class SQLAlchemyBackend(RelationalBackend[AsyncSession, Sessions, StatementCompi
             ConfigurationError: Saying to count through an alias, or that SQLAlchemy takes the
                 alias in place of the model.
         """
-        name = _name(entity)
+        name = mapped_name(entity)
         if alias is not None:
             msg = (
                 f"allowed({name}, {alias!r}): SQLAlchemy takes the rows' entity alone; pass the "
@@ -238,32 +236,6 @@ class SQLAlchemyBackend(RelationalBackend[AsyncSession, Sessions, StatementCompi
             msg = "SQLAlchemyBackend needs config= (with a request) or ListContext(session=...)"
             raise ConfigurationError(msg)
         return self.config.provide_session(context.request.app.state, context.request.scope)
-
-    def _loader_options(
-        self, load: Sequence[str], compiler: StatementCompiler, query: ListQuery
-    ) -> list[_AbstractLoad]:
-        """Eager-loading options; a loaded relation only loads the rows inside its model's row policy."""
-        policies = compiler.policies(query)
-        options: list[_AbstractLoad] = []
-        for name in load:
-            entity: Any = self.model
-            option: Any = None
-            for step in name.split(LOOKUP_SEP):
-                relationship = inspect(entity).mapper.relationships.get(step)
-                if relationship is None:
-                    msg = f"cannot eager-load {name!r}: {entity.__name__} has no relation {step!r}"
-                    raise ConfigurationError(msg)
-                # select-in for to-many (one query per relation for the whole page), joined for to-one.
-                strategy = selectinload if relationship.uselist else joinedload
-                attribute = getattr(entity, step)
-                target = relationship.mapper.class_
-                allowed = compiler.policy_condition((target, ()), target.__name__, policies)
-                if allowed is not None:  # a to-one row outside it loads as null
-                    attribute = attribute.and_(allowed)
-                option = strategy(attribute) if option is None else getattr(option, strategy.__name__)(attribute)
-                entity = relationship.mapper.class_
-            options.append(option)
-        return options
 
     # -- the shared execution's hooks (``RelationalBackend``) ---------------------------------
 
@@ -342,14 +314,16 @@ class SQLAlchemyBackend(RelationalBackend[AsyncSession, Sessions, StatementCompi
             policies = compiler.policies(query)
 
             def policy_on(entity: Any, model: type[Any]) -> ColumnElement[bool] | None:
-                allowed: ColumnElement[bool] | None = compiler.policy_condition((entity, ()), _name(model), policies)
+                allowed: ColumnElement[bool] | None = compiler.policy_condition(
+                    (entity, ()), mapped_name(model), policies
+                )
                 return allowed
 
             rows_statement = plan.statement(page_statement, descriptions, policy_on)
             if rows_statement is not None:
                 return Statements(rows_statement, total_statement, labels, plan)
         if context.load:
-            page_statement = page_statement.options(*self._loader_options(context.load, compiler, query))
+            page_statement = page_statement.options(*loader_options(self.model, context.load, compiler, query))
         # Loaded relations follow this request's policies, not what the session holds already: the
         # instances are loaded into an identity map of their own (``_load_apart``).
         apart = bool(context.load and query.policies)
@@ -368,44 +342,9 @@ class SQLAlchemyBackend(RelationalBackend[AsyncSession, Sessions, StatementCompi
         extras = dict(zip(labels, row[1 : 1 + len(labels)], strict=True))
         if self._to_item is not None:
             return self._to_item(instance, extras)
-        item = _as_dict(instance, tree)
+        item = as_dict(instance, tree)
         item.update(extras)
         return item
-
-
-def _as_dict(instance: Any, load_tree: Mapping[str, Any]) -> dict[str, Any]:
-    item = {key: getattr(instance, key) for key in public_columns(type(instance))}
-    for name, subtree in load_tree.items():
-        value = getattr(instance, name)
-        if value is None:
-            item[name] = None
-        elif isinstance(value, (list, tuple, set)):
-            item[name] = [_as_dict(child, subtree) for child in value]
-        else:
-            item[name] = _as_dict(value, subtree)
-    return item
-
-
-def _mapped_class(entity: Any) -> type[Any]:
-    """The mapped class of ``entity``: itself, or the class an ``aliased(...)`` is of.
-
-    Raises:
-        ConfigurationError: ``entity`` is neither (a table, a column, an unmapped class).
-    """
-    mapper = getattr(inspect(entity, raiseerr=False), "mapper", None)
-    if mapper is None:
-        msg = f"allowed() takes a mapped class or an aliased(...) of one, not a {type(entity).__name__}"
-        raise ConfigurationError(msg)
-    return mapper.class_  # type: ignore[no-any-return]
-
-
-def _name(entity: Any) -> str:
-    """The model name of a mapped class or of an alias of one (its ``ModelGraph`` entity).
-
-    Raises:
-        ConfigurationError: ``entity`` is neither.
-    """
-    return _mapped_class(entity).__name__
 
 
 def _from_tables(statement: Select[Any]) -> frozenset[TableClause]:
@@ -422,54 +361,4 @@ def _from_tables(statement: Select[Any]) -> frozenset[TableClause]:
 
 
 def _reads(value: object) -> tuple[str, ...]:
-    return value.read_names(_name) if isinstance(value, Computed) else ()
-
-
-_MODEL_COMPILERS: dict[tuple[type[Any], str], StatementCompiler] = {}
-
-
-def _model_compiler(model: type[Any], dialect: str) -> StatementCompiler:
-    compiler = _MODEL_COMPILERS.get((model, dialect))
-    if compiler is None:
-        kind = STATEMENT_COMPILERS[database(dialect, "SQLAlchemyBackend").name]
-        compiler = _MODEL_COMPILERS[model, dialect] = kind(model, select(model), {}, dialect, custom_base=False)
-    return compiler
-
-
-def policy_condition(
-    model: Any,
-    policy: Policy | None,
-    dialect: str = "postgresql",
-    *,
-    policies: Mapping[str, Policy] | None = None,
-) -> ColumnElement[bool] | None:
-    """The condition ``policy`` puts on rows of ``model``, for statements of one's own (docs: scoping, "Row policies").
-
-    For enrichment and computed values that count rows of a model with a policy, e.g.
-    ``select(...).where(policy_condition(Flight, policies.get("Flight"), policies=policies))`` with
-    ``policies`` from ``request_policies(context)``. For rows the statement reads through an alias
-    (a self-reference, the same model twice), pass the alias: ``policy_condition(child, ...)`` with
-    ``child = aliased(Project)``.
-
-    Args:
-        model: The mapped class the statement reads, or an ``aliased(...)`` of one: the condition
-            is over that entity's columns.
-        policy: Its policy for the request, or None for none.
-        dialect: The session's dialect name.
-        policies: Every policy of the request by model name, which a policy that follows a relation
-            (``RowPolicy(through=...)``) reads for the related model.
-
-    Returns:
-        The condition (compiled by the shared compiler, as for listed rows), or None when ``policy``
-        restricts nothing.
-
-    Raises:
-        ConfigurationError: ``policy`` follows a relation and ``policies`` was not given.
-    """
-    if policy is None:
-        return None
-    compiler = _model_compiler(_mapped_class(model), dialect)
-    condition: ColumnElement[bool] | None = compiler.policy_condition(
-        (model, ()), policy.entity, with_followed(policy, policies)
-    )
-    return condition
+    return value.read_names(mapped_name) if isinstance(value, Computed) else ()
