@@ -19,11 +19,11 @@ if TYPE_CHECKING:
 __all__ = (
     "TOTAL_MODES",
     "Capabilities",
+    "CompilerCache",
     "Computed",
     "ListContext",
     "ListingBackend",
     "Page",
-    "PerPolicies",
     "TotalMode",
     "check_contract",
     "dispatch",
@@ -141,8 +141,8 @@ def read_models(computed: Iterable[object], name_of: Callable[[Any], str]) -> tu
 ValueT = TypeVar("ValueT")
 
 
-class PerPolicies(Generic[ValueT]):
-    """What a backend builds per dialect and per set of the policies its ``Computed`` values read.
+class CompilerCache(Generic[ValueT]):
+    """A backend's compilers, kept per database and per set of the row policies its ``Computed`` values read.
 
     A tenant's second list reuses its statements; at most ``size`` sets are kept (then all are
     dropped and built again). Without ``Computed`` values, one value per dialect.

@@ -11,7 +11,7 @@ from beanie.exceptions import CollectionWasNotInitialized
 from bson import ObjectId
 from pymongo.errors import ConnectionFailure, ExecutionTimeout
 
-from litestar_listing.backends.base import Capabilities, Computed, ListContext, Page, PerPolicies
+from litestar_listing.backends.base import Capabilities, CompilerCache, Computed, ListContext, Page
 from litestar_listing.backends.beanie.compiler import PipelineCompiler
 from litestar_listing.backends.beanie.introspection import DocumentInfo, Documents, field_info
 from litestar_listing.backends.beanie.loading import decode, load
@@ -127,7 +127,7 @@ class BeanieBackend:
         self._documents: Documents | None = None
         self._read_documents: dict[str, Documents] = {}
         self._compiler: PipelineCompiler | None = None
-        self._compilers: PerPolicies[PipelineCompiler] = PerPolicies(tuple(self._reads))
+        self._compilers: CompilerCache[PipelineCompiler] = CompilerCache(tuple(self._reads))
         self._computed_fields: dict[str, FieldInfo] | None = None
         # Each Computed value built once with every condition true, so that one asking for documents
         # it cannot police is refused here, before any request; the classes it reads are introspected
@@ -202,7 +202,7 @@ class BeanieBackend:
     def compiler(self, query: ListQuery) -> PipelineCompiler:
         """The compiler of ``query``: one for every list, or one per set of policies ``Computed`` values read.
 
-        Kept per distinct set of such policies (``PerPolicies``).
+        Kept per distinct set of such policies (``CompilerCache``).
         """
         self.prepare()
         assert self._compiler is not None  # noqa: S101 - set by prepare()

@@ -15,7 +15,7 @@ from piccolo.columns import Column
 from piccolo.engine.base import Engine
 from piccolo.querystring import QueryString
 
-from litestar_listing.backends.base import Computed, ListContext, Page, PerPolicies, driver_unavailable, read_models
+from litestar_listing.backends.base import CompilerCache, Computed, ListContext, Page, driver_unavailable, read_models
 from litestar_listing.backends.piccolo.compiler import (
     QUERY_COMPILERS,
     Compiled,
@@ -132,7 +132,7 @@ class PiccoloBackend(RelationalBackend[Engine[Any], Engine[Any], QueryCompiler, 
             column = column_type() if isinstance(column_type, type) else column_type
             reads = expression.read_names(_name) if isinstance(expression, Computed) else ()
             self._computed_fields[name] = field_info(name, column, computed=True, reads=reads)
-        self._compilers: PerPolicies[QueryCompiler] = PerPolicies(self._reads)
+        self._compilers: CompilerCache[QueryCompiler] = CompilerCache(self._reads)
 
     @property
     def narrows_rows(self) -> bool:
@@ -180,7 +180,7 @@ class PiccoloBackend(RelationalBackend[Engine[Any], Engine[Any], QueryCompiler, 
     def compiler(self, database: Database, query: ListQuery | None = None) -> QueryCompiler:
         """The statement compiler for ``database`` and the row policies of ``query`` that ``Computed`` values read.
 
-        Kept per database, and per distinct set of such row policies (``PerPolicies``).
+        Kept per database, and per distinct set of such row policies (``CompilerCache``).
         """
         compiler, dialect = QUERY_COMPILERS[database.name]
 

@@ -15,7 +15,7 @@ from sqlalchemy import ColumnElement, Engine, Join, Row, Select, TableClause, in
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from sqlalchemy.orm.util import AliasedClass
 
-from litestar_listing.backends.base import Computed, ListContext, Page, PerPolicies, read_models
+from litestar_listing.backends.base import CompilerCache, Computed, ListContext, Page, read_models
 from litestar_listing.backends.relational.execution import Held, Reader, RelationalBackend, RunList
 from litestar_listing.backends.relational.replicas import Replica, ReplicaSet
 from litestar_listing.backends.relational.shapes import OFFSET, Slot
@@ -128,7 +128,9 @@ class SQLAlchemyBackend(RelationalBackend[AsyncSession, Sessions, StatementCompi
             for name, expression in unrestricted.items()
         }
         self._to_item = to_item
-        self._compilers: PerPolicies[StatementCompiler] = PerPolicies(read_models(self._computed.values(), mapped_name))
+        self._compilers: CompilerCache[StatementCompiler] = CompilerCache(
+            read_models(self._computed.values(), mapped_name)
+        )
 
     @property
     def narrows_rows(self) -> bool:
@@ -213,7 +215,7 @@ class SQLAlchemyBackend(RelationalBackend[AsyncSession, Sessions, StatementCompi
     def compiler(self, database: Database, query: ListQuery | None = None) -> StatementCompiler:
         """The statement compiler for ``database`` and the row policies of ``query`` that ``Computed`` values read.
 
-        Kept per database, and per distinct set of such row policies (``PerPolicies``).
+        Kept per database, and per distinct set of such row policies (``CompilerCache``).
         """
 
         def build(policies: Mapping[str, Policy]) -> StatementCompiler:
