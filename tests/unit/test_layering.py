@@ -1,5 +1,10 @@
-"""The layering of the package: the core and the plugin import no module of their own in a circle, and the
-backends package with the memory backend runs without Litestar."""
+"""The layering of the package: modules import each other without a circle, and a light import stays light.
+
+The import checks run in fresh interpreters on the package as installed, with no stub in
+``sys.modules``: ``import litestar_listing.backends.memory`` and ``import litestar_listing.core``
+load no web framework, ORM or document store, because the package root loads its names lazily
+(docs: design, "Importing the package").
+"""
 
 from __future__ import annotations
 
@@ -10,9 +15,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from litestar_listing.plugin.resource import Resource
 
-PACKAGE = Path(__file__).resolve().parents[2] / "litestar_listing"
+REPOSITORY = Path(__file__).resolve().parents[2]
+PACKAGE = REPOSITORY / "litestar_listing"
+
+HEAVY = ("litestar", "sqlalchemy", "advanced_alchemy", "piccolo", "beanie", "motor", "pymongo", "msgspec")
+"""Top-level packages a light import must not load: the web framework, the ORMs, MongoDB's drivers, msgspec."""
 
 
 def _imports_within(path: Path, package: str) -> set[str]:
@@ -73,19 +84,60 @@ def test_the_resource_is_a_declaration_that_calls_nothing() -> None:
     assert own == set()
 
 
-def test_backends_and_the_memory_backend_import_without_litestar() -> None:
-    # A bare package: litestar_listing/__init__ imports the plugin, which is Litestar's by design.
+def _run(code: str) -> list[str]:
+    """The lines ``code`` prints in a fresh interpreter started in the repository (this checkout first)."""
+    check = f"import litestar_listing, sys\nassert litestar_listing.__file__.startswith({str(PACKAGE)!r})\n"
+    result = subprocess.run(  # noqa: S603 - this interpreter, code of the test
+        [sys.executable, "-c", code + check], capture_output=True, text=True, check=True, cwd=REPOSITORY
+    )
+    return result.stdout.split()
+
+
+def _loaded_heavy(statement: str) -> list[str]:
+    code = f"import sys\n{statement}\nprint(','.join(name for name in {HEAVY!r} if name in sys.modules) or '-')\n"
+    return _run(code)
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "import litestar_listing.backends.memory",
+        "from litestar_listing.backends.memory import MemoryBackend",
+        "import litestar_listing.core",
+        "import litestar_listing",
+        "import litestar_listing.backends",
+        *(f"import litestar_listing.core.{path.stem}" for path in sorted((PACKAGE / "core").glob("[!_]*.py"))),
+    ],
+)
+def test_a_light_import_loads_no_framework_orm_or_driver(statement: str) -> None:
+    assert _loaded_heavy(statement) == ["-"]
+
+
+def test_the_package_root_loads_each_name_on_first_use() -> None:
     code = (
-        "import sys, types\n"
-        "package = types.ModuleType('litestar_listing')\n"
-        f"package.__path__ = [{str(PACKAGE)!r}]\n"
-        "sys.modules['litestar_listing'] = package\n"
+        "import sys\n"
+        "from litestar_listing import ListingPlugin, MemoryBackend, Resource\n"
+        "print(ListingPlugin.__module__, MemoryBackend.__module__, Resource.__module__, 'litestar' in sys.modules)\n"
+        "import litestar_listing\n"
+        "print(litestar_listing.plugin.ListingPlugin is ListingPlugin, 'ListingPlugin' in dir(litestar_listing))\n"
+    )
+    assert _run(code) == [
+        "litestar_listing.plugin.plugin",
+        "litestar_listing.backends.memory",
+        "litestar_listing.plugin.resource",
+        "True",
+        "True",
+        "True",
+    ]
+
+
+def test_the_extra_error_is_litestars_exception_loaded_when_asked_for() -> None:
+    code = (
+        "import sys\n"
         "import litestar_listing.backends\n"
-        "from litestar_listing.backends.memory import MemoryBackend\n"
         "print('litestar' in sys.modules)\n"
         "from litestar_listing.backends import MissingExtraError\n"
         "print(MissingExtraError.__mro__[1].__name__)\n"
     )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)  # noqa: S603
     # Litestar only comes in when MissingExtraError, a Litestar exception, is asked for.
-    assert result.stdout.split() == ["False", "MissingDependencyException"]
+    assert _run(code) == ["False", "MissingDependencyException"]
