@@ -5,7 +5,7 @@ own, a background job); the mounted route, ``listing_route`` and ``provide_page`
 with the resource's binding (docs: design, "The flow of one list"). It raises the library's errors
 (``InvalidQueryError``, ``UnavailableError``, ``ConfigurationError``), which the ``ListingPlugin``'s
 exception handlers (``plugin.exceptions``) answer over HTTP, and lets through the 401 and 403 of a
-scope rule, Litestar's own exceptions (docs: in-your-app, "Errors").
+scope rule, Litestar's own exceptions (docs: in your app, "Errors").
 """
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ async def list_resource(
         params: Query parameters to use instead of the request's.
         app: The application whose ``ListingPlugin`` serves the resource, for a list without a
             request (a background job); None: the request's.
-        load: Relations to eager-load for this call, instead of ``resource.load`` (docs: eager-loading).
+        load: Relations to eager-load for this call, instead of ``resource.load`` (docs: eager loading).
         session: A session or connection for the backend instead of the request's.
         primary: Read from the primary (True) or let the backend pick a replica (False) for this
             call; None follows ``resource.primary`` (docs: scaling, "Which node answers").
@@ -128,7 +128,7 @@ async def list_action(
         binding: The listed resource in the application serving it (its row policies and admission).
         connection: The request (query parameters and forced filters are read from it), or None.
         params: Query parameters to use instead of the request's.
-        load: Relations to eager-load instead of ``resource.load`` (docs: eager-loading).
+        load: Relations to eager-load instead of ``resource.load`` (docs: eager loading).
         session: A session or connection for the backend instead of the request's.
         primary: Read from the primary (True) or a replica (False); None follows ``resource.primary``.
 

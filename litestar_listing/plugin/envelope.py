@@ -61,7 +61,7 @@ def item_type(
         name: The struct's name in OpenAPI (e.g. ``Flight``).
         graph: The models.
         computed: Computed aliases (docs: computed), listed after the columns.
-        load: Eager-loaded relation paths (docs: eager-loading), nested as objects or arrays of objects.
+        load: Eager-loaded relation paths (docs: eager loading), nested as objects or arrays of objects.
         extra: Fields that enrichment adds (docs: enrichment), by name and type.
         module: The structs' ``__module__``: Litestar names a component by its bare name unless two
             types share it, then by the parts of ``module`` that tell them apart.

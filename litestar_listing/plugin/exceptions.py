@@ -43,7 +43,7 @@ def bad_request(error: InvalidQueryError) -> ValidationException:
 def as_http(error: ListingError) -> HTTPException:
     """The Litestar exception answering ``error``: 400 for a bad query, 503 for an unavailable store.
 
-    (docs: query language, "Errors"; in-your-app, "Errors")
+    (docs: query language, "Errors"; in your app, "Errors")
 
     Raises:
         TypeError: ``error`` is a ``ConfigurationError`` or another error that is a bug of the

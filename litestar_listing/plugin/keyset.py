@@ -1,7 +1,7 @@
 """The response headers of keyset continuation: ``X-Next-Cursor`` and ``Link: <...>; rel="next"``.
 
 An extension a resource opts into with ``Resource(keyset=True)``; the token itself is
-``core.cursor.CursorToken`` (docs: extensions, "Keyset continuation: ``keyset=True``").
+``core.cursor.CursorToken`` (docs: extensions, "Keyset continuation").
 """
 
 from __future__ import annotations

@@ -34,7 +34,7 @@ __all__ = ("ListingPlugin",)
 
 
 class ListingPlugin(InitPlugin, ReceiveRoutePlugin):
-    """Serve ``GET {path_prefix}/<resource>/`` for every resource (docs: resources, "``ListingPlugin``").
+    """Serve ``GET {path_prefix}/<resource>/`` for every resource (docs: resources, "ListingPlugin").
 
     Several plugins may serve one application, e.g. one per API version (``path_prefix="/api/v2"``),
     even with the same resources: operation ids stay unique (see ``RouteOptions.operation_id``) and

@@ -50,7 +50,7 @@ class RowPolicy:
             of a resource the request is answered 401 instead, as ``Resource.scopes`` do. None:
             only ``null`` applies.
         null: Own fields that are NULL on every row anyone may reach, whatever the rule says, even
-            for an administrator: soft delete (``("deleted_at",)``; docs: soft-delete).
+            for an administrator: soft delete (``("deleted_at",)``; docs: soft delete).
         through: To-one relations of the model (a name, or several) whose related row must be
             visible for the row to be: the model inherits the policy of the related model, which
             must have a ``RowPolicy`` of its own (and may inherit in turn), ANDed with ``rule`` and

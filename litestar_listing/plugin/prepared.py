@@ -137,7 +137,7 @@ def _prepare(resource: Resource) -> Prepared:
 
 
 def check_load_relations(graph: ModelGraph, load: Sequence[str]) -> None:
-    """Check that each ``load`` name is a relation path of ``graph``'s listed model (docs: eager-loading).
+    """Check that each ``load`` name is a relation path of ``graph``'s listed model (docs: eager loading).
 
     Raises:
         ConfigurationError: A step is no relation; the message names it and the closest relations.

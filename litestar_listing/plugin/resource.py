@@ -56,7 +56,7 @@ class Resource:
         enrich: ``(items, context) -> None`` (sync or async), run once over the page items to add
             derived fields; it may not add or remove items (docs: enrichment).
         enrich_fields: Names and types of the fields ``enrich`` adds, for OpenAPI.
-        load: Relations eager-loaded with the items of the list action (docs: eager-loading), e.g.
+        load: Relations eager-loaded with the items of the list action (docs: eager loading), e.g.
             ``("airline",)``; ``list_resource(..., load=...)`` overrides it per call.
         limits: Request bounds (docs: query language, "Limits").
         timeout: Seconds the list action may spend in the store (page, total and eager loading
@@ -73,7 +73,7 @@ class Resource:
         public_paths: Relation paths (or relation prefixes, ``"watches"``) that may reach a model
             another resource scopes although that model has no row policy: every row of it can be
             filtered, searched, ordered on or loaded through them (docs: scoping, "The start-up check").
-        keyset: Offer keyset continuation (docs: extensions, "Keyset continuation: ``keyset=True``"):
+        keyset: Offer keyset continuation (docs: extensions, "Keyset continuation"):
             every response that has a next page carries the opaque token of the next page in
             ``X-Next-Cursor`` (and a ``Link: <...>; rel="next"``), and ``cursor=<token>`` (instead of
             ``page``) continues after the previous page's last item, at the cost of the first page
@@ -85,7 +85,7 @@ class Resource:
             (``"estimated"`` in ``Capabilities.total_modes``, PostgreSQL), a total the planner
             estimates at ``exact_total_below`` rows or more is reported as that estimate, without
             counting; the ``X-Total-Mode`` header says ``estimated`` or ``exact`` (docs: extensions,
-            "Estimated totals: ``total_mode="estimated"``").
+            "Estimated totals").
         exact_total_below: With ``total_mode="estimated"``, estimates under this many rows are
             counted exactly.
         primary: Read every list from the primary, never from the backend's read replicas (data that

@@ -37,7 +37,7 @@ __all__ = (
 def listing_operation(resource: Resource) -> type[Operation]:
     """An ``Operation`` class documenting ``resource``'s list action, for a route decorator's ``operation_class``.
 
-    The operation gains what the mounted route documents (docs: in-your-app): ``page``, ``count``,
+    The operation gains what the mounted route documents (docs: in your app): ``page``, ``count``,
     ``search``, ``order_by`` (and ``cursor``) and every exposed filter with its operators, each
     with its type and bounds; the 400 (every bad parameter in ``extra``), the 401 of a scoped
     resource and the 503 with ``Retry-After``; the bounds in the description and the extension
@@ -165,7 +165,7 @@ def listing_route(
         resource: The listed resource; give it to the application's ``ListingPlugin`` too
             (``unmounted=[resource]`` to serve it only here).
         path: The route's path (or paths), relative to its router or controller; None: ``"/"``.
-        load: Relations eager-loaded by this route instead of ``resource.load`` (docs: eager-loading).
+        load: Relations eager-loaded by this route instead of ``resource.load`` (docs: eager loading).
         **kwargs: Any option of Litestar's ``get`` route decorator: ``guards``, ``dependencies``,
             ``opt``, ``security``, ``tags``, ``name``, ``operation_id``, ``summary``, ``description``,
             ``cache``, ``middleware``, ``include_in_schema``... ``operation_class`` defaults to
@@ -265,7 +265,7 @@ def provide_page(resource: Resource, *, load: Sequence[str] | None = None) -> Li
 
     Args:
         resource: A resource given to the application's ``ListingPlugin``.
-        load: Relations eager-loaded instead of ``resource.load`` (docs: eager-loading).
+        load: Relations eager-loaded instead of ``resource.load`` (docs: eager loading).
 
     Returns:
         A ``ListingProvide`` for a route's, controller's, router's or the application's ``dependencies``.

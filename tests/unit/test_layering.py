@@ -67,6 +67,17 @@ def test_core_modules_import_each_other_without_a_circle() -> None:
     assert set(graphlib.TopologicalSorter(graph).static_order()) == set(graph)
 
 
+PLUGIN_LAYERS = (
+    {"envelope", "keyset", "admission", "problems", "exceptions"},
+    {"resource", "scoping", "policies", "route_options"},
+    {"prepared", "reach", "enrichment", "openapi"},
+    {"binding"},
+    {"action"},
+    {"routes", "handlers", "plugin"},
+)
+"""The plugin's layers, as docs/design.md lists them (docs: design, "The plugin's layers")."""
+
+
 def test_plugin_modules_import_each_other_without_a_circle() -> None:
     graph = _graph("plugin")
     assert len(graph) > 10  # the files were found
@@ -74,6 +85,14 @@ def test_plugin_modules_import_each_other_without_a_circle() -> None:
     assert set(graphlib.TopologicalSorter(graph).static_order()) == set(graph)
     # The declaration sits low: it needs the scope rules and row policies it names, nothing above it.
     assert graph["resource"] <= {"scoping", "policies"}
+
+
+def test_plugin_modules_import_only_their_layer_and_those_below() -> None:
+    graph = _graph("plugin")
+    layer = {name: number for number, names in enumerate(PLUGIN_LAYERS) for name in names}
+    assert set(layer) == set(graph), "place each plugin module in a layer (docs/design.md too)"
+    upward = sorted(f"{name} -> {used}" for name, uses in graph.items() for used in uses if layer[used] > layer[name])
+    assert upward == []
 
 
 def test_the_resource_is_a_declaration_that_calls_nothing() -> None:
