@@ -193,9 +193,10 @@ class Place:
                 await closer()
 
 
-def _ours(
-    resource: Resource, app: Litestar, engine: AsyncEngine | None
-) -> tuple[Call, Callable[[apps.Ask], Awaitable[str | None]]]:
+def _ours(resource: Any, engine: AsyncEngine | None) -> tuple[Call, Callable[[apps.Ask], Awaitable[str | None]]]:
+    # The application whose plugin binds the resource (its row policies, admission), as a served list has.
+    app = Litestar(plugins=[ListingPlugin([], unmounted=[resource])])
+
     async def call(ask: apps.Ask) -> Any:
         if engine is None:
             return (await list_resource(resource, None, ask.params(), app=app)).envelope
@@ -222,13 +223,10 @@ def _add_ours(place: Place, name: str, backends: Any, engine: AsyncEngine | None
         return
     try:
         resource = apps.flights_resource(backends, timeout=RESOURCE_TIMEOUT, **extra)
-        # The application whose plugin serves it: checks the declaration, prepares the backend and
-        # binds the resource, as a served list finds it.
-        app = Litestar(plugins=[ListingPlugin([resource])])
     except Exception as error:  # noqa: BLE001 - recorded as the reason the variant is unavailable
         place.unavailable[name] = f"{type(error).__name__}: {error}"
         return
-    call, next_cursor = _ours(resource, app, engine)
+    call, next_cursor = _ours(resource, engine)
     if extra.get("keyset"):
         place.cursor[name] = next_cursor
     place.calls[name] = call
