@@ -5,7 +5,7 @@ and 10M flights, on PostgreSQL and SQLite), then measures in one run, side by si
 ``bench_apps.py`` (the floor: hand-written SQL on the raw driver; ours on SQLAlchemy and on Piccolo;
 advanced-alchemy's providers and repository; piccolo_api's PiccoloCRUD) on the same requests:
 
-- in-process: the variant's list code called in a loop (ours: ``Resource.list`` with a session; the
+- in-process: the variant's list code called in a loop (ours: ``list_resource`` with a session; the
   floor: its SQL function; advanced-alchemy: its repository), repeats interleaved across variants,
   median with min and max;
 - over HTTP: each variant as a real server process (uvicorn, one worker, loopback; all running at
@@ -56,7 +56,7 @@ from litestar import Litestar
 from report import database_server, git_state, package_version, write_markdown
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, create_async_engine
 
-from litestar_listing import ListingPlugin, Resource
+from litestar_listing import ListingPlugin, Resource, list_resource
 from litestar_listing.backends.sqlalchemy import SQLAlchemyBackend, prepare_engine
 from litestar_listing.demo.app import piccolo_backends, sqlalchemy_backends
 from litestar_listing.demo.server import HOST, SQL_DATABASES, Server, ServerError, start
@@ -199,19 +199,18 @@ def _ours(resource: Any, engine: AsyncEngine | None) -> tuple[Call, Callable[[ap
 
     async def call(ask: apps.Ask) -> Any:
         if engine is None:
-            return await resource.list(None, ask.params(), app=app)
+            return (await list_resource(resource, None, ask.params(), app=app)).envelope
         async with AsyncSession(engine) as session:
-            return await resource.list(None, ask.params(), app=app, session=session)
+            return (await list_resource(resource, None, ask.params(), app=app, session=session)).envelope
 
     async def next_cursor(ask: apps.Ask) -> str | None:
         # The token of the page after ``ask``, as the X-Next-Cursor header gives it to clients.
         if engine is None:
-            _, headers = await resource.list_with_headers(None, ask.params(), app=app)
+            result = await list_resource(resource, None, ask.params(), app=app)
         else:
             async with AsyncSession(engine) as session:
-                _, headers = await resource.list_with_headers(None, ask.params(), app=app, session=session)
-        token: str | None = headers.get("X-Next-Cursor")
-        return token
+                result = await list_resource(resource, None, ask.params(), app=app, session=session)
+        return result.headers.get("X-Next-Cursor")
 
     return call, next_cursor
 
@@ -229,9 +228,6 @@ def _add_ours(place: Place, name: str, backends: Any, engine: AsyncEngine | None
         return
     call, next_cursor = _ours(resource, engine)
     if extra.get("keyset"):
-        if not hasattr(resource, "list_with_headers"):
-            place.unavailable[name] = "Resource.list_with_headers is missing: no cursor to follow"
-            return
         place.cursor[name] = next_cursor
     place.calls[name] = call
 

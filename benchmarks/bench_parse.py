@@ -36,6 +36,7 @@ from litestar_listing.core.parsing import Limits, QueryString
 from litestar_listing.core.schema import ValueType
 from litestar_listing.demo.app import demo_app, resources, sqlalchemy_backends
 from litestar_listing.demo.server import asgi_get
+from litestar_listing.plugin.prepared import prepare
 
 __all__ = ("TARGETS", "markdown", "measure", "target_lines", "write")
 
@@ -51,7 +52,7 @@ LIMITS = Limits()
 
 def typical(resource: Resource) -> str:
     """A request a client of ``resource`` would send: a page, an order of two terms, a filter, a search."""
-    field_map = resource.field_map
+    field_map = prepare(resource).field_map
     orderable = list(field_map.orderable)
     params = [("count", "20"), ("page", "3"), ("order_by", f"-{orderable[0]},{orderable[1 % len(orderable)]}")]
     for name, exposed in field_map.filterable.items():
@@ -68,7 +69,7 @@ def typical(resource: Resource) -> str:
 
 def worst(resource: Resource) -> dict[str, str]:
     """The hostile query strings at the limits: each the most work of its kind ``Limits()`` lets through."""
-    field_map = resource.field_map
+    field_map = prepare(resource).field_map
     longest = max(field_map.orderable, key=len)
     misspelt = [name[:-1] + "x" for name in list(field_map.orderable)[: LIMITS.max_order_terms]]
     misspelt += ["y" + name for name in misspelt][: LIMITS.max_order_terms - len(misspelt)]
@@ -93,7 +94,7 @@ def worst(resource: Resource) -> dict[str, str]:
 def parse_once(resource: Resource, query: str) -> None:
     """The work of a request on the loop before any statement: the query string read, parsed, refused or not."""
     with contextlib.suppress(InvalidQueryError):
-        resource.parser.parse(QueryString.read(query, resource.limits))
+        prepare(resource).parser.parse(QueryString.read(query, resource.limits))
 
 
 def cpu_ms(call: Callable[[], None], repeats: int) -> float:
@@ -156,7 +157,7 @@ async def measure(*, quick: bool) -> dict[str, Any]:
     listed = resources(sqlalchemy_backends("sqlite+aiosqlite:///:memory:"))
     rows = []
     for resource in listed:
-        resource.build()
+        prepare(resource)
         typical_ms = cpu_ms(lambda resource=resource: parse_once(resource, typical(resource)), repeats)
         cases = {
             name: round(cpu_ms(lambda resource=resource, query=query: parse_once(resource, query), repeats), 4)

@@ -1,4 +1,4 @@
-"""Applications serving resources to tests that list without HTTP: ``resource.list(None, app=serving(resource))``."""
+"""Applications serving resources to tests that list without HTTP: ``list_resource(resource, None, app=...)``."""
 
 from __future__ import annotations
 

@@ -1,14 +1,15 @@
-"""The Litestar glue: resources, the plugin, forced-filter presets and the response envelope."""
+"""The Litestar glue: resources, the plugin, the list action, scope rules, row policies and the response envelope."""
 
-from litestar_listing.plugin.envelope import Pagination
+from litestar_listing.plugin.action import list_resource, parse_query
+from litestar_listing.plugin.enrichment import request_policies
+from litestar_listing.plugin.envelope import ListResult, Pagination
 from litestar_listing.plugin.plugin import ListingPlugin
-from litestar_listing.plugin.policies import RowPolicy, request_policies
+from litestar_listing.plugin.policies import RowPolicy
 from litestar_listing.plugin.resource import EnrichContext, Resource
 from litestar_listing.plugin.route_options import RouteOptions
 from litestar_listing.plugin.routes import (
     ListingProvide,
     ListingRouteHandler,
-    ListResult,
     listing_operation,
     listing_route,
     provide_page,
@@ -28,9 +29,11 @@ __all__ = (
     "RowPolicy",
     "ScopeRule",
     "UserSource",
+    "list_resource",
     "listing_operation",
     "listing_route",
     "owner_scope",
+    "parse_query",
     "provide_page",
     "provide_query",
     "request_policies",

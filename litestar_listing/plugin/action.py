@@ -1,63 +1,113 @@
-"""The list action (spec §4): admission, deadline, fetch, enrichment, envelope and extension headers.
+"""The list action: parse, admit, fetch under a deadline, enrich, wrap in the envelope, add the extension headers.
 
-It raises only the library's errors (``InvalidQueryError``, ``UnavailableError``,
-``ConfigurationError``); the ``ListingPlugin``'s exception handlers (``plugin.exceptions``) answer
-them over HTTP.
+``list_resource`` and ``parse_query`` are its entry points for code (a handler of the application's
+own, a background job); the mounted route, ``listing_route`` and ``provide_page`` run ``list_action``
+with the resource's binding (docs: design, "The flow of one list"). It raises the library's errors
+(``InvalidQueryError``, ``UnavailableError``, ``ConfigurationError``), which the ``ListingPlugin``'s
+exception handlers (``plugin.exceptions``) answer over HTTP, and lets through the 401 and 403 of a
+scope rule, Litestar's own exceptions (docs: in your app, "Errors").
 """
 
 from __future__ import annotations
 
 import asyncio
-import inspect
 import time
-from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
-
-import msgspec
-from litestar.connection import ASGIConnection
+from urllib.parse import parse_qsl
 
 from litestar_listing.backends.base import ListContext, Page
 from litestar_listing.core.errors import ConfigurationError, UnavailableError, UnsupportedQueryError
 from litestar_listing.core.parsing import QueryString
 from litestar_listing.core.query import ListQuery
-from litestar_listing.plugin.envelope import pagination
+from litestar_listing.plugin.binding import binding_of
+from litestar_listing.plugin.enrichment import enrich_page
+from litestar_listing.plugin.envelope import ListResult, pagination
 from litestar_listing.plugin.exceptions import unsupported
 from litestar_listing.plugin.keyset import cursor_past_total, next_page_headers
-from litestar_listing.plugin.policies import check_load as check_policed_load
-from litestar_listing.plugin.prepared import check_load
+from litestar_listing.plugin.prepared import check_load_relations, prepare
+from litestar_listing.plugin.reach import check_load_row_policies
+from litestar_listing.plugin.resource import EnrichContext
 
 if TYPE_CHECKING:
+    from litestar import Litestar
+    from litestar.connection import ASGIConnection
+
     from litestar_listing.plugin.binding import Binding
-    from litestar_listing.plugin.policies import RowPolicies
     from litestar_listing.plugin.resource import Resource
 
-__all__ = ("Enrich", "EnrichContext", "list_action", "raw_query")
+__all__ = ("list_action", "list_resource", "may_estimate", "parse_query", "query_items", "raw_query")
 
 
-@dataclass(frozen=True, slots=True)
-class EnrichContext:
-    """What an enrichment hook gets besides the page items (spec §4.6).
+async def list_resource(
+    resource: Resource,
+    connection: ASGIConnection[Any, Any, Any, Any] | None,
+    params: Sequence[tuple[str, str]] | None = None,
+    *,
+    app: Litestar | None = None,
+    load: Sequence[str] | None = None,
+    session: Any = None,
+    primary: bool | None = None,
+) -> ListResult:
+    """The list action of ``resource`` for ``connection``: parse, fetch the page and total, enrich, wrap.
 
-    Attributes:
-        request: The current request.
-        resource: The listed resource.
-        list_context: The backend call's context (``resource.backend.session(list_context)`` gives
-            the SQLAlchemy session of the request).
-        query: The query that produced the page.
-        policies: The row policies of the application serving the list (``request_policies`` resolves
-            them for the request); None: none.
+    It answers as the route the ``ListingPlugin`` mounts: the same envelope, headers and errors,
+    under the row policies and admission of the application serving the resource (docs: design,
+    "Binding").
+
+    Args:
+        resource: A resource given to the application's ``ListingPlugin`` (mounted or ``unmounted``).
+        connection: The request (query parameters and forced filters are read from it), or None.
+        params: Query parameters to use instead of the request's.
+        app: The application whose ``ListingPlugin`` serves the resource, for a list without a
+            request (a background job); None: the request's.
+        load: Relations to eager-load for this call, instead of ``resource.load`` (docs: eager loading).
+        session: A session or connection for the backend instead of the request's.
+        primary: Read from the primary (True) or let the backend pick a replica (False) for this
+            call; None follows ``resource.primary`` (docs: scaling, "Which node answers").
+
+    Returns:
+        The ``ListResult``: the envelope (``result.envelope``, the body the mounted route answers),
+        its items and pagination, and the extension headers (``result.response()`` answers both).
+
+    Raises:
+        InvalidQueryError: Bad query parameters; the plugin answers 400, one ``extra`` entry each.
+        UnavailableError: The store did not answer within ``resource.timeout``, or is unreachable, or
+            no list could be admitted in time; the plugin answers 503 with ``Retry-After``.
+        ConfigurationError: No application serving the resource is known (``binding_of``), the
+            resource has forced filters (or reaches a model with a row policy) and ``connection`` is
+            None, or ``load`` names no relation or reaches a scoped model without a row policy.
+        NotAuthorizedException, PermissionDeniedException: A scope rule, or the listed model's row
+            policy, refuses the request (401, 403).
     """
-
-    request: ASGIConnection[Any, Any, Any, Any] | None
-    resource: Resource
-    list_context: ListContext
-    query: ListQuery
-    policies: RowPolicies | None = None
+    binding = binding_of(resource, connection, app, used_by="a call of list_resource")
+    return await list_action(binding, connection, params, load=load, session=session, primary=primary)
 
 
-Enrich = Callable[[list[dict[str, Any]], EnrichContext], Awaitable[None] | None]
-"""``(items, context) -> None``, sync or async: adds fields to the page's items (spec §4.6)."""
+def parse_query(
+    resource: Resource,
+    params: Sequence[tuple[str, str]] | QueryString,
+    connection: ASGIConnection[Any, Any, Any, Any] | None = None,
+    *,
+    app: Litestar | None = None,
+) -> ListQuery:
+    """Parse query parameters into ``resource``'s ``ListQuery`` with the forced filters and row policies of a request.
+
+    Nothing is fetched (``resource.backend.fetch(query, context)`` lists it). ``params`` are pairs,
+    or the ``QueryString`` read from a request within ``resource.limits``. The row policies are
+    those of the application serving the resource (docs: design, "Binding").
+
+    Raises:
+        InvalidQueryError: Every bad parameter at once (the plugin answers 400).
+        ConfigurationError: Neither ``connection`` nor ``app`` names an application whose
+            ``ListingPlugin`` serves the resource, or the resource has forced filters (or reaches a
+            model with a row policy) and ``connection`` is None.
+        NotAuthorizedException, PermissionDeniedException: A scope rule, or the listed model's row
+            policy, refuses the request (401, 403).
+    """
+    return binding_of(resource, connection, app, used_by="a call of parse_query").parse(params, connection)
+
 
 _BACKSTOP_GRACE = 0.5
 """Seconds after ``Resource.timeout`` at which the call itself is cancelled, if the store did not stop."""
@@ -71,20 +121,20 @@ async def list_action(
     load: Sequence[str] | None,
     session: Any,
     primary: bool | None,
-) -> tuple[msgspec.Struct, dict[str, str]]:
+) -> ListResult:
     """The list of ``connection`` as ``binding``'s application serves it: parse, admit, fetch, enrich, wrap.
 
     Args:
         binding: The listed resource in the application serving it (its row policies and admission).
         connection: The request (query parameters and forced filters are read from it), or None.
         params: Query parameters to use instead of the request's.
-        load: Relations to eager-load instead of ``resource.load`` (spec §4.5).
+        load: Relations to eager-load instead of ``resource.load`` (docs: eager loading).
         session: A session or connection for the backend instead of the request's.
         primary: Read from the primary (True) or a replica (False); None follows ``resource.primary``.
 
     Returns:
-        The envelope of spec §2.1 and the extension headers: ``X-Next-Cursor`` and ``Link``
-        (``keyset``, when a next page exists), ``X-Total-Mode`` (``total_mode="estimated"``).
+        The envelope and the extension headers: ``X-Next-Cursor`` and ``Link`` (``keyset``, when a
+        next page exists), ``X-Total-Mode`` (``total_mode="estimated"``).
 
     Raises:
         InvalidQueryError: Bad query parameters, a cursor past the list's end, or a parameter the
@@ -103,11 +153,11 @@ async def list_action(
         query = binding.parse(params, connection)
     if load is not None:
         try:
-            check_load(resource.field_map.graph, load)
+            check_load_relations(prepare(resource).field_map.graph, load)
         except ConfigurationError as error:
             msg = f"resource {resource.name!r}: {error}"
             raise ConfigurationError(msg) from error
-        check_policed_load(resource, binding.policies, load)  # the start-up check of row policies, per call
+        check_load_row_policies(resource, binding.policies, load)  # the start-up check, per call
     primary = resource.primary if primary is None else primary
     admission = binding.admission
     if admission is None:
@@ -125,7 +175,7 @@ async def _list_admitted(
     session: Any,
     *,
     primary: bool,
-) -> tuple[msgspec.Struct, dict[str, str]]:
+) -> ListResult:
     resource = binding.resource
     # The timeout starts now: time spent waiting for admission is bounded by its own queue_timeout.
     context = ListContext(
@@ -145,19 +195,16 @@ async def _list_admitted(
             page = await _fetch(resource, query, replace(context, total_mode="exact"))
         if window.offset + len(page.items) > page.total:
             raise cursor_past_total(page.total)
-    await _enrich(resource, page, EnrichContext(connection, resource, context, query, binding.policies))
+    await enrich_page(resource, page, EnrichContext(connection, resource, context, query, binding.policies))
     headers: dict[str, str] = {}
     if resource.total_mode == "estimated":
         headers["X-Total-Mode"] = page.total_mode
     if resource.keyset:
         headers.update(next_page_headers(query, page, connection, params))
-    envelope = resource.envelope(
-        data=page.items,
-        pagination=pagination(window.page, window.count, page.total),
-        message=resource.prepared.message,
-        status="success",
-    )
-    return envelope, headers
+    prepared = prepare(resource)
+    paging = pagination(window.page, window.count, page.total)
+    envelope = prepared.envelope(data=page.items, pagination=paging, message=prepared.message, status="success")
+    return ListResult(envelope=envelope, items=page.items, pagination=paging, headers=headers)
 
 
 def may_estimate(resource: Resource, query: ListQuery) -> bool:
@@ -166,7 +213,7 @@ def may_estimate(resource: Resource, query: ListQuery) -> bool:
     The planner's statistics describe the whole table. Under a scope (forced filters), a row policy
     or a base list query that leaves rows out, an estimate would depend on rows the caller may not
     see (another tenant's, soft-deleted ones): such a list is counted exactly whatever
-    ``Resource.total_mode`` says, and ``X-Total-Mode`` says ``exact`` (docs: extensions, "Estimated
+    ``Resource.total_mode`` says, and ``X-Total-Mode`` says ``exact`` (docs: design, "Estimated
     totals").
     """
     return not (query.forced_filters or query.policies or resource.backend.narrows_rows)
@@ -197,19 +244,12 @@ async def _fetch(resource: Resource, query: ListQuery, context: ListContext) -> 
         raise unsupported(error) from error
 
 
-async def _enrich(resource: Resource, page: Page, context: EnrichContext) -> None:
-    if resource.enrich is None or not page.items:
-        return
-    before = [id(item) for item in page.items]
-    result = resource.enrich(page.items, context)
-    if inspect.isawaitable(result):
-        await result
-    if [id(item) for item in page.items] != before:
-        msg = f"resource {resource.name!r}: enrich may add fields to items, not add, remove or replace items"
-        raise ConfigurationError(msg)
-
-
 def raw_query(connection: ASGIConnection[Any, Any, Any, Any] | None) -> str:
     """The request's query string, decoded (undecodable bytes replaced); empty without a request."""
     raw: bytes = b"" if connection is None else connection.scope.get("query_string", b"")
     return raw.decode("utf-8", "replace")
+
+
+def query_items(connection: ASGIConnection[Any, Any, Any, Any]) -> list[tuple[str, str]]:
+    """The request's query parameters as ``(name, value)`` pairs in request order, blanks kept (all of them)."""
+    return parse_qsl(raw_query(connection), keep_blank_values=True, errors="replace")

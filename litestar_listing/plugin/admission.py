@@ -4,7 +4,7 @@ Without it, a burst of requests queues for the database's connection pool, and t
 queueing eats into each list's ``timeout``: under a load above the store's capacity most requests
 fail with 503 although each statement alone is fast. With it, waiting happens here, bounded by its
 own ``queue_timeout``, and a list's ``timeout`` starts when it is admitted, so it bounds the store's
-work only (docs: load, 200 clients against two cores).
+work only (docs: load, "Findings").
 """
 
 from __future__ import annotations

@@ -16,21 +16,22 @@ from typing import TYPE_CHECKING, Any
 from litestar.openapi.spec import Operation
 
 from litestar_listing.core.errors import ConfigurationError
-from litestar_listing.core.parsing import QueryString
+from litestar_listing.core.parsing import QueryString, forced_filter
 from litestar_listing.plugin.openapi import SharedSchemas, list_operation_class
+from litestar_listing.plugin.prepared import prepare
 
 if TYPE_CHECKING:
     from litestar import Litestar
     from litestar.connection import ASGIConnection
     from litestar.datastructures import State
 
-    from litestar_listing.core.query import ListQuery
+    from litestar_listing.core.query import Filter, ListQuery
     from litestar_listing.plugin.admission import Admission
     from litestar_listing.plugin.policies import RowPolicies
     from litestar_listing.plugin.problems import ErrorShapes
     from litestar_listing.plugin.resource import Resource
 
-__all__ = ("STATE_KEY", "Binding", "ListingState", "binding_of", "unregistered")
+__all__ = ("STATE_KEY", "Binding", "ListingState", "binding_of", "forced_filters", "unregistered")
 
 STATE_KEY = "litestar_listing"
 """The key of an application's ``ListingState`` in ``app.state``."""
@@ -77,9 +78,10 @@ class Binding:
                 refuses the request (401, 403).
         """
         resource = self.resource
-        query = resource.parser.parse(params, resource.forced_filters(connection))
+        prepared = prepare(resource)
+        query = prepared.parser.parse(params, forced_filters(resource, connection))
         if self.policies:
-            query = self.policies.apply(query, resource.field_map.graph, connection)
+            query = self.policies.apply(query, prepared.field_map.graph, connection)
         return query
 
     def operation_class(self) -> type[Operation]:
@@ -161,7 +163,7 @@ def binding_of(
     connection: ASGIConnection[Any, Any, Any, Any] | None,
     app: Litestar | None = None,
     *,
-    used_by: str = "a call of Resource.list",
+    used_by: str,
 ) -> Binding:
     """``resource``'s ``Binding`` in ``app``, else in the application of ``connection``.
 
@@ -183,3 +185,28 @@ def binding_of(
     if binding is None:
         raise unregistered(resource, used_by)
     return binding
+
+
+def forced_filters(resource: Resource, connection: ASGIConnection[Any, Any, Any, Any] | None) -> list[Filter]:
+    """The forced filters of ``connection``: each of ``resource.scopes`` built for this request.
+
+    Returns:
+        One equality (or membership) ``Filter`` per path a rule constrains, for
+        ``ListQuery.forced_filters`` (docs: query language, "Forced filters").
+
+    Raises:
+        ConfigurationError: The resource has scopes but no connection was given: a list without its
+            request would be unscoped.
+        NotAuthorizedException, PermissionDeniedException: A scope refuses the request (401, 403).
+    """
+    if connection is None:
+        if resource.scopes:
+            msg = f"resource {resource.name!r} has scopes (forced filters): list or parse it with the request"
+            raise ConfigurationError(msg)
+        return []
+    field_map = prepare(resource).field_map
+    return [
+        forced_filter(field_map, name, value)
+        for rule in resource.scopes
+        for name, value in rule.build(connection).items()
+    ]

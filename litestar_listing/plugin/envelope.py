@@ -1,21 +1,26 @@
-"""The list response envelope of spec §2.1-2.2 as msgspec structs, and item types for OpenAPI."""
+"""A list's answer: the envelope as msgspec structs, item types for OpenAPI, and ``ListResult``.
+
+(docs: query language, "The envelope and pagination")
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import msgspec
+from litestar import Response
 
 from litestar_listing.core.coercion import CODECS
 from litestar_listing.core.query import load_tree
 from litestar_listing.core.schema import FieldInfo, ModelGraph
 
-__all__ = ("Pagination", "envelope_type", "item_type", "pagination", "python_type")
+__all__ = ("ListResult", "Pagination", "envelope_type", "item_type", "pagination", "python_type")
 
 
 class Pagination(msgspec.Struct, kw_only=True):
-    """Paging metadata of a list response (spec §2.2)."""
+    """Paging metadata of a list response (docs: query language, "The envelope and pagination")."""
 
     page: int
     """The requested page number, from 1."""
@@ -28,7 +33,7 @@ class Pagination(msgspec.Struct, kw_only=True):
 
 
 def pagination(page: int, count: int, total: int) -> Pagination:
-    """Build the paging metadata; ``total_pages`` is ``total / count`` rounded up (spec §2.2).
+    """Build the paging metadata; ``total_pages`` is ``total / count`` rounded up, 0 when ``total`` is 0.
 
     Integer arithmetic, exact for any total (a float division is off past 2**53).
     """
@@ -55,9 +60,9 @@ def item_type(
     Args:
         name: The struct's name in OpenAPI (e.g. ``Flight``).
         graph: The models.
-        computed: Computed aliases (spec §4.3.2), listed after the columns.
-        load: Eager-loaded relation paths (spec §4.5), nested as objects or arrays of objects.
-        extra: Fields that enrichment adds (spec §4.6), by name and type.
+        computed: Computed aliases (docs: computed), listed after the columns.
+        load: Eager-loaded relation paths (docs: eager loading), nested as objects or arrays of objects.
+        extra: Fields that enrichment adds (docs: enrichment), by name and type.
         module: The structs' ``__module__``: Litestar names a component by its bare name unless two
             types share it, then by the parts of ``module`` that tell them apart.
 
@@ -84,9 +89,35 @@ def item_type(
 
 
 def envelope_type(name: str, item: Any) -> type[msgspec.Struct]:
-    """The list envelope (spec §2.1) for items of type ``item``, named ``<name>``."""
+    """The list envelope named ``name`` of ``item`` items: ``data``, ``pagination``, ``message``, ``status``."""
     return msgspec.defstruct(
         name,
         [("data", list[item]), ("pagination", Pagination), ("message", str), ("status", Literal["success"])],
         kw_only=True,
     )
+
+
+@dataclass(frozen=True, slots=True)
+class ListResult:
+    """One answered list action: what ``list_resource`` returns and ``provide_page`` gives a handler.
+
+    Attributes:
+        envelope: The envelope, an instance of the resource's envelope type (``data``,
+            ``pagination``, ``message``, ``status``; docs: query language, "The envelope and
+            pagination"): the body the mounted route answers.
+        items: The page's items, as the resource lists them (``envelope.data``): dicts of the
+            exposed fields, computed values, loaded relations and enriched fields.
+        pagination: ``page``, ``count``, ``total``, ``total_pages`` (``envelope.pagination``).
+        headers: The response headers of the extensions the resource opts into (``X-Next-Cursor``
+            and ``Link`` with ``keyset``, when a next page exists; ``X-Total-Mode`` with
+            ``total_mode="estimated"``; docs: extensions); empty otherwise.
+    """
+
+    envelope: msgspec.Struct
+    items: list[dict[str, Any]]
+    pagination: Pagination
+    headers: Mapping[str, str]
+
+    def response(self) -> Response[Any]:
+        """The envelope with its extension headers, as the mounted route answers it."""
+        return Response(self.envelope, headers=dict(self.headers))

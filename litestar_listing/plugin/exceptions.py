@@ -1,11 +1,12 @@
 """The library's errors as HTTP answers: exception handlers the ``ListingPlugin`` registers.
 
-The list action (``plugin.action``) raises only the library's own errors; here they become
-Litestar's: ``InvalidQueryError`` a 400 ``ValidationException`` with one ``extra`` entry
-``{key, message, source}`` per bad parameter, ``UnavailableError`` a 503
-``ServiceUnavailableException`` with ``Retry-After: 1``. The Litestar exception is then answered by
-the handler the route would use for it (the application's, a router's, ``ProblemDetailsPlugin``'s),
-or by Litestar's default response, so an application shapes these errors as it shapes its own.
+The list action (``plugin.action``) raises the library's own errors (and lets the 401 and 403 of a
+scope rule, Litestar's exceptions already, through); here the library's become Litestar's:
+``InvalidQueryError`` a 400 ``ValidationException`` with one ``extra`` entry ``{key, message,
+source}`` per bad parameter, ``UnavailableError`` a 503 ``ServiceUnavailableException`` with
+``Retry-After: 1``. The Litestar exception is then answered by the handler the route would use for
+it (the application's, a router's, ``ProblemDetailsPlugin``'s), or by Litestar's default response,
+so an application shapes these errors as it shapes its own.
 """
 
 from __future__ import annotations
@@ -40,7 +41,9 @@ def bad_request(error: InvalidQueryError) -> ValidationException:
 
 
 def as_http(error: ListingError) -> HTTPException:
-    """The Litestar exception answering ``error`` (spec §7): 400 for a bad query, 503 for an unavailable store.
+    """The Litestar exception answering ``error``: 400 for a bad query, 503 for an unavailable store.
+
+    (docs: query language, "Errors"; in your app, "Errors")
 
     Raises:
         TypeError: ``error`` is a ``ConfigurationError`` or another error that is a bug of the

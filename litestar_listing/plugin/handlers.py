@@ -5,39 +5,41 @@ No ``from __future__ import annotations`` here: Litestar reads these annotations
 
 from typing import Any
 
-from litestar import Request, Response, get
+from litestar import Request, get
 from litestar.enums import HttpMethod
 from litestar.handlers import HTTPRouteHandler
 from litestar.openapi.spec import Operation
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 from litestar.utils.scope.state import CONNECTION_STATE_KEY
 
+from litestar_listing.plugin.action import list_action
 from litestar_listing.plugin.binding import Binding
 from litestar_listing.plugin.openapi import list_operation_class
+from litestar_listing.plugin.prepared import prepare
 from litestar_listing.plugin.route_options import ServedRoute
 
 __all__ = ("ListingHeadHandler", "get_without_body", "head_as_get", "head_handler", "list_handler")
 
 
 def list_handler(binding: Binding, route: ServedRoute) -> HTTPRouteHandler:
-    """The ``GET`` handler at ``route`` answering the list action of ``binding``'s resource (spec §4.1).
+    """The ``GET`` handler at ``route`` answering the list action of ``binding``'s resource (docs: resources).
 
     Its OpenAPI operation refers to the schemas the application's list operations share
     (``ListingState.shared_schemas``).
 
     Args:
         binding: The resource as the application serves it.
-        route: The resolved route (``routes.resolve_routes``): path, operation id, name, guards,
+        route: The resolved route (``route_options.resolve_routes``): path, operation id, name, guards,
             ``opt``, security, tags and ``include_in_schema``.
     """
     resource = binding.resource
     options = route.options
 
     async def list_items(request: Request[Any, Any, Any]) -> Any:
-        envelope, headers = await binding.resource.list_with_headers(request)
-        return Response(envelope, headers=headers) if headers else envelope
+        result = await list_action(binding, request, None, load=None, session=None, primary=None)
+        return result.response() if result.headers else result.envelope
 
-    list_items.__annotations__ = {"request": Request, "return": resource.envelope}
+    list_items.__annotations__ = {"request": Request, "return": prepare(resource).envelope}
     list_items.__name__ = f"list_{resource.name}"
     state = binding.state
     return get(

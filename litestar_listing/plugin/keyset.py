@@ -1,7 +1,7 @@
 """The response headers of keyset continuation: ``X-Next-Cursor`` and ``Link: <...>; rel="next"``.
 
-An extension of spec §4.7 a resource opts into with ``Resource(keyset=True)``; the token itself is
-``core.cursor.CursorToken``.
+An extension a resource opts into with ``Resource(keyset=True)``; the token itself is
+``core.cursor.CursorToken`` (docs: extensions, "Keyset continuation").
 """
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ def _next_url(connection: ASGIConnection[Any, Any, Any, Any], params: Sequence[t
     """The request's URL with ``page`` and ``cursor`` replaced by ``cursor=<token>``."""
     kept = [(key, value) for key, value in params if key not in {"page", CURSOR_PARAMETER}]
     query = urlencode([*kept, (CURSOR_PARAMETER, token)])
-    # The path as the client sent it (trailing slash included, spec §4.1), not Litestar's normalised
-    # one; some servers leave the query string in raw_path.
+    # The Link is the same request (docs: extensions), so its path is the one the client sent, trailing
+    # slash included, not Litestar's normalised one; some servers leave the query string in raw_path.
     raw_path = (connection.scope.get("raw_path") or connection.scope["path"].encode()).split(b"?", 1)[0]
     return str(connection.url.with_replacements(path=raw_path.decode("latin-1"), query=query))

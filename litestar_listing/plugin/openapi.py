@@ -24,12 +24,14 @@ from litestar.openapi.spec import (
     Schema,
 )
 
+from litestar_listing.backends.base import offered_operators
 from litestar_listing.core.coercion import CODECS, value_schema
 from litestar_listing.core.cursor import CURSOR_PARAMETER
 from litestar_listing.core.operators import Element, Operator
 from litestar_listing.core.parsing import MAX_OFFSET
 from litestar_listing.core.query import LOOKUP_SEP, FilterSyntax
 from litestar_listing.core.schema import FieldInfo, ValueType
+from litestar_listing.plugin.prepared import prepare
 from litestar_listing.plugin.problems import ErrorFormat, ErrorShapes
 
 if TYPE_CHECKING:
@@ -239,14 +241,15 @@ _FORCED_NOTE = " Ignored, its value unchecked, while a server-side scope sets th
 def _forced_paths(resource: Resource) -> set[str]:
     """Fields that forced filters may set.
 
-    The engine drops a client's equality on such a field unread while a scope applies (spec §4.4.10),
-    so any text may be answered with a 200: the parameter's schema is plain text.
+    The engine drops a client's equality on such a field unread while a scope applies (docs: query
+    language, "Forced filters"), so any text may be answered with a 200: the parameter's schema is
+    plain text.
     """
     return {path for scope in resource.scopes for path in scope.fields}
 
 
 def list_parameters(resource: Resource, shared: SharedSchemas) -> list[Parameter]:
-    """The query parameters of ``resource``'s list endpoint (spec §4.1), filters last.
+    """The query parameters of ``resource``'s list endpoint (docs: query language), filters last.
 
     Args:
         resource: The built resource.
@@ -256,14 +259,15 @@ def list_parameters(resource: Resource, shared: SharedSchemas) -> list[Parameter
         ``page``, ``count``, ``search`` (when the resource has searchable fields), ``order_by``
         as an array of its allowed ``[-]field`` terms, and one parameter per exposed filter path
         and operator (``path`` for equality, ``path__op`` otherwise); for document-store resources
-        one per field, reference alias and raw key instead (spec §4.4.9).
+        one per field, reference alias and raw key instead (docs: query language, "Document-store
+        resources").
     """
-    field_map, limits = resource.field_map, resource.limits
+    field_map, limits = prepare(resource).field_map, resource.limits
     parameters: list[Parameter] = [
         _QueryParameter(
             name="page",
             param_in=ParamType.QUERY,
-            description="Page number, from 1 (spec §4.7); (page - 1) x count must stay within a 64-bit row offset.",
+            description="Page number, from 1; (page - 1) x count must stay within a 64-bit row offset.",
             schema=Schema(type=OpenAPIType.INTEGER, minimum=1, maximum=MAX_OFFSET + 1, default=1),
         ),
         _QueryParameter(
@@ -312,9 +316,8 @@ def list_parameters(resource: Resource, shared: SharedSchemas) -> list[Parameter
                 name=CURSOR_PARAMETER,
                 param_in=ParamType.QUERY,
                 description=(
-                    "Keyset continuation (an extension of spec §4.7): the X-Next-Cursor header of the previous "
-                    "response. Continues after that page's last item; not with 'page', and with the same filters, "
-                    "search, order_by and count."
+                    "Keyset continuation: the X-Next-Cursor header of the previous response. Continues after "
+                    "that page's last item; not with 'page', and with the same filters, search, order_by and count."
                 ),
                 schema=Schema(type=OpenAPIType.STRING, min_length=1, max_length=4096, pattern="^[A-Za-z0-9_-]+$"),
             )
@@ -324,7 +327,7 @@ def list_parameters(resource: Resource, shared: SharedSchemas) -> list[Parameter
     forced = _forced_paths(resource)
     for name, exposed in field_map.filterable.items():
         info = exposed.field
-        for operator in resource.operators.values():
+        for operator in offered_operators(resource.backend).values():
             if not operator.applies_to(info.type):
                 continue
             key = name if operator.name == "eq" else f"{name}{LOOKUP_SEP}{operator.name}"
@@ -347,7 +350,7 @@ def list_parameters(resource: Resource, shared: SharedSchemas) -> list[Parameter
 
 
 def _document_filters(resource: Resource, shared: SharedSchemas) -> list[Parameter]:
-    field_map = resource.field_map
+    field_map = prepare(resource).field_map
     parameters: list[Parameter] = []
     aliases = {
         relation.key_field: name
@@ -483,7 +486,7 @@ def refusals(resource: Resource, policies: RowPolicies | None = None) -> frozens
     """
     statuses: set[int] = {401, 403} if resource.scopes else set()
     if policies:
-        graph = resource.field_map.graph
+        graph = prepare(resource).field_map.graph
         for name in graph.entities:
             policy = policies.by_entity.get(name)
             if policy is not None and policy.rule is not None:

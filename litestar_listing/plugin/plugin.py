@@ -16,8 +16,10 @@ from litestar_listing.plugin.binding import STATE_KEY, Binding, ListingState, un
 from litestar_listing.plugin.exceptions import exception_handlers
 from litestar_listing.plugin.handlers import head_as_get, head_handler, list_handler
 from litestar_listing.plugin.openapi import SharedSchemas, with_shared_schemas
-from litestar_listing.plugin.policies import RowPolicies, RowPolicy, check_paths
+from litestar_listing.plugin.policies import RowPolicies, RowPolicy
+from litestar_listing.plugin.prepared import prepare
 from litestar_listing.plugin.problems import ErrorShapes
+from litestar_listing.plugin.reach import check_paths
 from litestar_listing.plugin.route_options import RouteOptions, check_routes, resolve_routes
 from litestar_listing.plugin.routes import is_listing_placeholder, served_resources
 
@@ -32,14 +34,14 @@ __all__ = ("ListingPlugin",)
 
 
 class ListingPlugin(InitPlugin, ReceiveRoutePlugin):
-    """Serve ``GET {path_prefix}/<resource>/`` for every resource (spec §4.1, §9.1).
+    """Serve ``GET {path_prefix}/<resource>/`` for every resource (docs: resources, "ListingPlugin").
 
     Several plugins may serve one application, e.g. one per API version (``path_prefix="/api/v2"``),
     even with the same resources: operation ids stay unique (see ``RouteOptions.operation_id``) and
     the OpenAPI components they share are written once.
 
     Every resource the application lists, mounted here or served by its own handlers
-    (``listing_route``, ``provide_page``, ``provide_query``, ``resource.list``), must be given to
+    (``listing_route``, ``provide_page``, ``provide_query``, ``list_resource``), must be given to
     the plugin: its backend is prepared (on SQLite, the functions search and the case-insensitive
     operators need) and its declaration, admission and row policies checked when the application
     is built. The plugin is a declaration too: given to several applications, each gets row
@@ -47,13 +49,14 @@ class ListingPlugin(InitPlugin, ReceiveRoutePlugin):
 
     Args:
         resources: The listed collections; resource names must be unique.
-        path_prefix: The path before every resource name (spec §9.1: ``/api/v1``).
+        path_prefix: The path before every resource name (default ``/api/v1``).
         max_concurrent_lists: Admission control: at most this many list actions of these resources
             in their stores at once, e.g. the database pool's size; the others wait in order, and a
             resource's ``timeout`` starts when a list is admitted. None (the default): no limit.
         queue_timeout: Seconds a list may wait to be admitted; past it, a 503 with ``Retry-After``.
         policies: Row policies, at most one per model (``RowPolicy``): they restrict that model's
-            rows wherever any resource reaches them (docs: scoping, "Row policies").
+            rows wherever any resource reaches them (docs: scoping, "Row policies: scoping that
+            follows every path").
         routes: ``{resource name: RouteOptions}``: a mounted resource's path, operation id, guards,
             ``opt``, security, tags and ``include_in_schema``; resources not named get the defaults.
         unmounted: Resources served only by the application's own handlers: prepared and checked
@@ -140,7 +143,7 @@ class ListingPlugin(InitPlugin, ReceiveRoutePlugin):
             state = ListingState(SharedSchemas(), ErrorShapes.detect(app_config.plugins))
             app_config.state[STATE_KEY] = state
         for resource in self.resources:
-            resource.build()
+            prepare(resource)
             resource.backend.prepare()
             encoders = resource.backend.type_encoders
             if encoders:

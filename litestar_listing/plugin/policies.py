@@ -1,6 +1,6 @@
-"""Row policies: the rows of a model a request may reach, declared once per model (DESIGN.md, "Row policies").
+"""Row policies: the rows of a model a request may reach, declared once per model, resolved per request.
 
-A resource's ``scopes`` (spec §4.4.10) restrict the rows it lists; a ``RowPolicy`` restricts the rows
+A resource's ``scopes`` restrict the rows it lists; a ``RowPolicy`` restricts the rows
 of one model wherever any resource reaches them: as the listed rows, through a to-one or to-many
 relation path of a filter, the search or the order, and in eager loading. Declared on the plugin::
 
@@ -9,8 +9,10 @@ relation path of a filter, the search or the order, and in eager loading. Declar
         policies=[RowPolicy(Flight, tenant_scope("carrier")), RowPolicy(Watch, owner_scope("user_id"))],
     )
 
-Each request resolves every policy with its ``ScopeRule`` (the presets' admin bypass and anonymous
-handling included) into ``core.query.Policy`` values the backends apply (``ListQuery.policies``).
+Each request resolves every row policy with its ``ScopeRule`` (the presets' admin bypass and
+anonymous handling included) into ``core.query.Policy`` values, row policies resolved for that
+request, which the backends apply (``ListQuery.policies``) (docs: scoping, "Row policies: scoping
+that follows every path"). The start-up check of the paths that reach them is ``plugin.reach``.
 """
 
 from __future__ import annotations
@@ -24,16 +26,14 @@ from litestar.exceptions import NotAuthorizedException
 from litestar_listing.core.errors import ConfigurationError
 from litestar_listing.core.operators import OPERATORS
 from litestar_listing.core.parsing import equality_filter
-from litestar_listing.core.query import LOOKUP_SEP, FieldPath, Filter, ListQuery, Policy
+from litestar_listing.core.query import FieldPath, Filter, ListQuery, Policy
 from litestar_listing.core.schema import EntityInfo, ModelGraph, closest
 from litestar_listing.plugin.scoping import ScopeRule
 
 if TYPE_CHECKING:
     from litestar.connection import ASGIConnection
 
-    from litestar_listing.plugin.resource import EnrichContext, Resource
-
-__all__ = ("RowPolicies", "RowPolicy", "check_load", "check_paths", "policy_of", "request_policies")
+__all__ = ("RowPolicies", "RowPolicy", "resolved_policy")
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,7 +50,7 @@ class RowPolicy:
             of a resource the request is answered 401 instead, as ``Resource.scopes`` do. None:
             only ``null`` applies.
         null: Own fields that are NULL on every row anyone may reach, whatever the rule says, even
-            for an administrator: soft delete (``("deleted_at",)``, spec §4.4.11).
+            for an administrator: soft delete (``("deleted_at",)``; docs: soft delete).
         through: To-one relations of the model (a name, or several) whose related row must be
             visible for the row to be: the model inherits the policy of the related model, which
             must have a ``RowPolicy`` of its own (and may inherit in turn), ANDed with ``rule`` and
@@ -80,7 +80,7 @@ class RowPolicy:
         return (self.through,) if isinstance(self.through, str) else tuple(self.through)
 
 
-def policy_of(
+def resolved_policy(
     entity: EntityInfo,
     values: Mapping[str, object],
     *,
@@ -88,12 +88,19 @@ def policy_of(
     visible: bool = True,
     through: tuple[str, ...] = (),
 ) -> Policy:
-    """The ``Policy`` of ``entity`` that admits the rows whose own fields equal ``values`` and whose ``null`` are NULL.
+    """The row policy of ``entity`` resolved for one request: it admits the rows whose own fields equal ``values``.
 
-    ``through``: relations whose related rows must be visible too (``Policy.through``).
+    Args:
+        entity: The model.
+        values: ``{own field: value}`` as a ``ScopeRule`` built them for the request. A list, tuple
+            or set value means membership; None matches no row, as for forced filters
+            (``core.parsing.forced_filter``; docs: scoping).
+        null: Own fields that must be NULL (``RowPolicy.null``).
+        visible: False: the policy admits no row of the model (``Policy.visible``).
+        through: Relations whose related rows must be visible too (``Policy.through``).
 
-    A list, tuple or set value means membership; None matches no row (DESIGN.md, "NULL"), as for
-    forced filters (``core.parsing.forced_filter``).
+    Returns:
+        The ``Policy`` for ``ListQuery.policies``.
 
     Raises:
         ConfigurationError: A name is not a public own field of ``entity``.
@@ -137,7 +144,7 @@ class RowPolicies:
         self.entities: dict[str, EntityInfo] = {}
         """The models of the policies, found by ``check`` in the resources' graphs."""
         self.scoped: dict[str, str] = {}
-        """The models some resource scopes, with that resource's name (set by ``check_paths``)."""
+        """The models some resource scopes, with that resource's name (set by ``reach.check_paths``)."""
         for policy in policies:
             if policy.entity in self.by_entity:
                 msg = f"two row policies for the model {policy.entity}; declare one per model"
@@ -165,7 +172,7 @@ class RowPolicies:
                     f" (did you mean {hint})" if hint else ""
                 )
                 raise ConfigurationError(msg)
-            policy_of(entity, dict.fromkeys(() if policy.rule is None else policy.rule.fields), null=policy.null)
+            resolved_policy(entity, dict.fromkeys(() if policy.rule is None else policy.rule.fields), null=policy.null)
             self.entities[name] = entity
         for name, policy in self.by_entity.items():
             for step in policy.relations:
@@ -234,7 +241,7 @@ class RowPolicies:
                 else:
                     through = tuple(step for step in policy.relations if resolve(entity.relations[step].target))
                     if values or policy.null or through:
-                        result = policy_of(entity, values, null=policy.null, through=through)
+                        result = resolved_policy(entity, values, null=policy.null, through=through)
             resolved[name] = result
             return result
 
@@ -247,7 +254,8 @@ class RowPolicies:
 
         For enrichment and computed values that read models the listed one does not reach (the
         demo's ``fleet_size`` counts flights for airlines): apply ``policies[name]`` with the
-        backend's helper (``policy_condition`` of ``backends.sqlalchemy`` or ``backends.piccolo``).
+        backend's helper (``policy_condition`` of ``backends.sqlalchemy`` or ``backends.piccolo``,
+        ``policy_filter`` of ``backends.beanie``).
         A model without an entry is not restricted for this request. A rule that refuses the
         request gives a policy that admits no row.
         """
@@ -259,136 +267,3 @@ class RowPolicies:
         """``query`` carrying the policies of ``connection`` (``resolve``)."""
         policies = self.resolve(graph, connection)
         return replace(query, policies=policies) if policies else query
-
-
-def _scoped_models(resources: Sequence[Resource]) -> dict[str, str]:
-    """The models some resource scopes, each with the first such resource's name.
-
-    A resource scopes its listed model when it has forced filters (``scopes``) or a base list
-    query that may leave rows out (``narrows_rows``: a base statement, a ``where``, a pipeline).
-    """
-    scoped: dict[str, str] = {}
-    for resource in resources:
-        if resource.scopes or resource.backend.narrows_rows:
-            scoped.setdefault(resource.field_map.graph.root, resource.name)
-    return scoped
-
-
-def _client_paths(resource: Resource) -> list[tuple[str, str]]:
-    """``(kind, path)`` of every relation path a client of ``resource`` may use, and its loads."""
-    field_map = resource.field_map
-    paths = [("filter", name) for name, exposed in field_map.filterable.items() if exposed.hops]
-    paths += [("search", exposed.path.name) for exposed in field_map.searchable if exposed.hops]
-    paths += [("order", name) for name, exposed in field_map.orderable.items() if exposed.hops]
-    paths += [("load", name) for name in resource.load]
-    return paths
-
-
-def _is_public(path: str, public: Sequence[str]) -> bool:
-    return any(path == name or path.startswith(name + LOOKUP_SEP) for name in public)
-
-
-def check_paths(resources: Sequence[Resource], policies: RowPolicies) -> None:
-    """The start-up check: no relation path reaches a scoped model that has no row policy.
-
-    For every resource, every filter, search and order path that crosses a relation, every
-    ``load`` path, and every model a ``Computed`` value reads (``FieldInfo.reads``): each model
-    reached that some resource of the application scopes (``_scoped_models``) must have a
-    ``RowPolicy``, unless the resource declares the path (or a relation prefix of it, or the
-    computed alias) in ``Resource.public_paths``. A model reached through a backend without
-    ``Capabilities.row_policies`` may not have a policy at all, nor one that follows a relation
-    (``RowPolicy.through``) through a backend without ``Capabilities.inherited_policies``: it would
-    not be applied.
-
-    Raises:
-        ConfigurationError: Naming the path, its kind, the resource, the model and the resource
-            that scopes it; or a policy its backend cannot apply; or a policy ``RowPolicies.check``
-            refuses.
-    """
-    policies.check([resource.field_map.graph for resource in resources])
-    policies.scoped = scoped = _scoped_models(resources)
-    for resource in resources:
-        graph = resource.field_map.graph
-        if not resource.backend.capabilities.row_policies:
-            governed = sorted(name for name in graph.entities if name in policies.by_entity)
-            if governed:
-                msg = (
-                    f"resource {resource.name!r}: {type(resource.backend).__name__} does not apply row policies, "
-                    f"and {', '.join(governed)} {'has' if len(governed) == 1 else 'have'} one"
-                )
-                raise ConfigurationError(msg)
-        if not resource.backend.capabilities.inherited_policies:
-            inheriting = sorted(
-                name for name in graph.entities if name in policies.by_entity and policies.by_entity[name].relations
-            )
-            if inheriting:
-                msg = (
-                    f"resource {resource.name!r}: {type(resource.backend).__name__} does not apply row policies that "
-                    f"follow a relation (RowPolicy(through=...)), and {', '.join(inheriting)} "
-                    f"{'has' if len(inheriting) == 1 else 'have'} one"
-                )
-                raise ConfigurationError(msg)
-        for kind, path in _client_paths(resource):
-            _check_path(resource, kind, path, scoped, policies)
-        _check_computed(resource, scoped, policies)
-
-
-def _check_path(resource: Resource, kind: str, path: str, scoped: Mapping[str, str], policies: RowPolicies) -> None:
-    if _is_public(path, resource.public_paths):
-        return
-    graph = resource.field_map.graph
-    entity = graph.root_entity
-    for step in path.split(LOOKUP_SEP):
-        relation = entity.relations.get(step)
-        if relation is None:  # the field at the end of the path
-            return
-        entity = graph.entities[relation.target]
-        _check_reach(resource, f"the {kind} path {path!r}", entity.name, scoped, policies)
-
-
-def _check_reach(resource: Resource, what: str, model: str, scoped: Mapping[str, str], policies: RowPolicies) -> None:
-    """``what`` (a path, a computed value) reaching ``model``: refused when a resource scopes it without a policy."""
-    owner = scoped.get(model)
-    if owner is not None and model not in policies.by_entity:
-        msg = (
-            f"resource {resource.name!r}: {what} reaches {model}, whose rows "
-            f"resource {owner!r} scopes, but {model} has no row policy: clients could read "
-            f"rows {owner!r} hides. Give {model} a RowPolicy on the plugin, or declare the path "
-            f"in Resource.public_paths if every row of {model} may be read through it"
-        )
-        raise ConfigurationError(msg)
-
-
-def _check_computed(resource: Resource, scoped: Mapping[str, str], policies: RowPolicies) -> None:
-    """A ``Computed`` value reading a scoped model: the check of a path, the alias being the path."""
-    for name, info in resource.backend.computed_fields().items():
-        if _is_public(name, resource.public_paths):
-            continue
-        for model in info.reads:
-            _check_reach(resource, f"the computed value {name!r}", model, scoped, policies)
-
-
-def check_load(resource: Resource, policies: RowPolicies, load: Sequence[str]) -> None:
-    """The start-up check for the ``load`` of one call (``Resource.list(load=...)``) under an application's policies.
-
-    Raises:
-        ConfigurationError: As ``check_paths``, for a load path of this call.
-    """
-    for path in load:
-        _check_path(resource, "load", path, policies.scoped, policies)
-
-
-def request_policies(context: EnrichContext) -> dict[str, Policy]:
-    """The row policies of an enrichment's request for every model that has one, by model name.
-
-    The enrichment applies ``policies.get(<model name>)`` to the statements it runs itself, with
-    ``policy_condition`` of ``backends.sqlalchemy`` or ``backends.piccolo`` (DESIGN.md, "Row
-    policies"); ``context.query.policies`` holds only the models the listed one reaches.
-
-    Returns:
-        Empty when the resource is not served by a ``ListingPlugin`` with policies, or has no request.
-    """
-    policies = context.policies
-    if not policies or context.request is None:
-        return {}
-    return policies.for_request(context.request)

@@ -1,12 +1,13 @@
 """What a resource's declaration gives when the application starts: the checked exposure policy and its types.
 
 ``prepare`` runs every start-up check of a ``Resource`` (fail at configuration time, not per
-request) and derives the field map, the query parser, the envelope type and the envelope's message.
-``Resource.prepared`` caches its result; nothing here reads a request.
+request) and derives the field map, the query parser, the envelope type and the envelope's message,
+once per resource; nothing here reads a request.
 """
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -23,7 +24,7 @@ from litestar_listing.plugin.envelope import envelope_type, item_type
 if TYPE_CHECKING:
     from litestar_listing.plugin.resource import Resource
 
-__all__ = ("Prepared", "check_load", "prepare")
+__all__ = ("Prepared", "check_load_relations", "prepare")
 
 ITEM_MODULE = "litestar_listing.plugin.resource"
 """The module item types are named in (``<ITEM_MODULE>.<resource name>``): it tells two resources of one model apart."""
@@ -36,7 +37,8 @@ class Prepared:
     Attributes:
         field_map: The exposure policy: every filterable, orderable and searchable path.
         parser: The query parser of the resource's fields, limits, operators and options.
-        envelope: The response type of the list action (spec §2.1), named ``<Name>List``.
+        envelope: The response type of the list action, named ``<Name>List`` (docs: query language,
+            "The envelope and pagination").
         message: The envelope's ``message``: the declared one, or ``"Listed <name>."``.
     """
 
@@ -46,8 +48,19 @@ class Prepared:
     message: str
 
 
+_PREPARED: weakref.WeakKeyDictionary[Resource, Prepared] = weakref.WeakKeyDictionary()
+"""Each resource's ``Prepared``, made once: derived from the declaration alone, the same in every application."""
+
+
 def prepare(resource: Resource) -> Prepared:
-    """Check ``resource`` against its backend and models, and derive what its list action needs.
+    """Check ``resource`` against its backend and models, and derive what its list action needs; once per resource.
+
+    The application's ``ListingPlugin`` prepares its resources when the application is built, so that
+    a declaration that does not match its models stops the start, not a request. The result is kept
+    with the resource (a copy made by ``dataclasses.replace`` is prepared anew).
+
+    Returns:
+        The resource's ``Prepared``: the same object on every call.
 
     Raises:
         ConfigurationError: Naming the resource: the backend breaks its contract
@@ -56,6 +69,13 @@ def prepare(resource: Resource) -> Prepared:
             ``and``/``or``, a document-store resource exposes a relation filter, a raw filter key is
             not allowed, ``keyset`` needs a capability the backend lacks, or ``total_mode`` is unknown.
     """
+    prepared = _PREPARED.get(resource)
+    if prepared is None:
+        prepared = _PREPARED[resource] = _prepare(resource)
+    return prepared
+
+
+def _prepare(resource: Resource) -> Prepared:
     backend = resource.backend
     try:
         check_contract(backend)
@@ -76,7 +96,7 @@ def prepare(resource: Resource) -> Prepared:
         for forced in resource.scopes:
             for name in forced.fields:
                 field_map.field_at(FieldPath.parse(name))
-        check_load(field_map.graph, resource.load)
+        check_load_relations(field_map.graph, resource.load)
         syntax = backend.capabilities.filter_syntax
         if syntax is FilterSyntax.DOCUMENT:
             _check_document_filters(field_map)
@@ -116,8 +136,8 @@ def prepare(resource: Resource) -> Prepared:
     return Prepared(field_map, parser, envelope, resource.message or f"Listed {resource.name}.")
 
 
-def check_load(graph: ModelGraph, load: Sequence[str]) -> None:
-    """Check that each ``load`` name is a relation path of ``graph``'s listed model (spec §4.5).
+def check_load_relations(graph: ModelGraph, load: Sequence[str]) -> None:
+    """Check that each ``load`` name is a relation path of ``graph``'s listed model (docs: eager loading).
 
     Raises:
         ConfigurationError: A step is no relation; the message names it and the closest relations.
@@ -144,15 +164,18 @@ def _check_document_filters(field_map: FieldMap) -> None:
         if exposed.hops:
             msg = (
                 f"filter path {name!r} crosses a relation; document-store resources filter the model's own "
-                "fields and references only (spec §4.4.6, §4.4.9)"
+                "fields and references only"
             )
             raise ConfigurationError(msg)
 
 
 def _check_raw_keys(keys: Sequence[str], *, allowed: bool) -> None:
-    """Raw keys are dotted field paths; ``$`` only as a DBRef's ``$id``/``$ref``/``$db`` (DESIGN.md)."""
+    """Raw keys are dotted field paths; ``$`` only as a link's ``$id``/``$ref``/``$db``.
+
+    (docs: query language, "Document-store resources"; security, "No store operators from the query string")
+    """
     if keys and not allowed:
-        msg = "raw_filters are for document-store backends only (spec §4.4.9)"
+        msg = "raw_filters are for document-store backends only"
         raise ConfigurationError(msg)
     for key in keys:
         segments = key.split(".")
@@ -162,7 +185,7 @@ def _check_raw_keys(keys: Sequence[str], *, allowed: bool) -> None:
         if segments[0].startswith("$") or any(s.startswith("$") and s not in _DBREF_KEYS for s in segments):
             msg = (
                 f"raw filter {key!r} names a store operator; a query string must never reach operators such as "
-                "$where, $expr or $function (DESIGN.md, 'Document store'). Only $id, $ref and $db of a reference "
+                "$where, $expr or $function. Only $id, $ref and $db of a reference "
                 "may follow a field name."
             )
             raise ConfigurationError(msg)

@@ -8,8 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-import msgspec
-from litestar import Litestar, Request, Response
+from litestar import Litestar, Request
 from litestar.di import Provide
 from litestar.enums import HttpMethod
 from litestar.handlers import HTTPRouteHandler
@@ -18,13 +17,13 @@ from litestar.openapi.spec import Operation
 from litestar_listing.core.errors import ConfigurationError
 from litestar_listing.core.parsing import QueryString
 from litestar_listing.core.query import ListQuery
-from litestar_listing.plugin.action import list_action
+from litestar_listing.plugin.action import list_action, raw_query
 from litestar_listing.plugin.binding import binding_of
-from litestar_listing.plugin.envelope import Pagination
+from litestar_listing.plugin.envelope import ListResult
+from litestar_listing.plugin.prepared import prepare
 from litestar_listing.plugin.resource import Resource
 
 __all__ = (
-    "ListResult",
     "ListingProvide",
     "ListingRouteHandler",
     "is_listing_placeholder",
@@ -35,41 +34,17 @@ __all__ = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class ListResult:
-    """One answered list action, for a handler that builds its own response (``provide_page``).
-
-    Attributes:
-        envelope: The spec §2.1 envelope, an instance of ``resource.envelope``
-            (``data``, ``pagination``, ``message``, ``status``).
-        items: The page's items, as the resource lists them (``envelope.data``): dicts of the
-            exposed fields, computed values, loaded relations and enriched fields.
-        pagination: ``page``, ``count``, ``total``, ``total_pages`` (spec §2.2).
-        headers: The response headers of the extensions the resource opts into (``X-Next-Cursor``
-            and ``Link`` with ``keyset``, ``X-Total-Mode`` with ``total_mode="estimated"``); empty otherwise.
-    """
-
-    envelope: msgspec.Struct
-    items: list[dict[str, Any]]
-    pagination: Pagination
-    headers: Mapping[str, str]
-
-    def response(self) -> Response[Any]:
-        """The envelope with its extension headers, as the mounted route answers it."""
-        return Response(self.envelope, headers=dict(self.headers))
-
-
 def listing_operation(resource: Resource) -> type[Operation]:
     """An ``Operation`` class documenting ``resource``'s list action, for a route decorator's ``operation_class``.
 
-    The operation gains what the mounted route documents (spec §4.1): ``page``, ``count``,
+    The operation gains what the mounted route documents (docs: in your app): ``page``, ``count``,
     ``search``, ``order_by`` (and ``cursor``) and every exposed filter with its operators, each
     with its type and bounds; the 400 (every bad parameter in ``extra``), the 401 of a scoped
     resource and the 503 with ``Retry-After``; the bounds in the description and the extension
     headers of the 200. Parameters the handler declares itself are kept, before these.
 
     ``listing_route`` and the handlers using ``provide_page`` or ``provide_query`` get it without
-    asking; pass it to a handler that calls ``resource.list`` itself::
+    asking; pass it to a handler that calls ``list_resource`` itself::
 
         @get("/reports/projects", operation_class=listing_operation(projects))
         async def report(request: Request) -> ...: ...
@@ -173,10 +148,10 @@ def listing_route(
     load: Sequence[str] | None = None,
     **kwargs: Any,
 ) -> ListingRouteHandler:
-    """A ``GET`` handler answering ``resource``'s list action (spec §4.1) at ``path``, with Litestar's route options.
+    """A ``GET`` handler answering ``resource``'s list action at ``path``, with Litestar's route options.
 
-    The handler answers exactly as the route the plugin mounts: the envelope of spec §2.1 (typed
-    ``resource.envelope`` in OpenAPI), the extension headers, a 400 listing every bad parameter,
+    The handler answers exactly as the route the plugin mounts: the envelope (typed as the
+    resource's envelope type in OpenAPI), the extension headers, a 400 listing every bad parameter,
     401 from a scope without a user, 503 with ``Retry-After``. Its OpenAPI operation is
     ``listing_operation(resource)``. Use it in an application's or a ``Router``'s
     ``route_handlers``, or as an attribute of a ``Controller``::
@@ -190,7 +165,7 @@ def listing_route(
         resource: The listed resource; give it to the application's ``ListingPlugin`` too
             (``unmounted=[resource]`` to serve it only here).
         path: The route's path (or paths), relative to its router or controller; None: ``"/"``.
-        load: Relations eager-loaded by this route instead of ``resource.load`` (spec §4.5).
+        load: Relations eager-loaded by this route instead of ``resource.load`` (docs: eager loading).
         **kwargs: Any option of Litestar's ``get`` route decorator: ``guards``, ``dependencies``,
             ``opt``, ``security``, ``tags``, ``name``, ``operation_id``, ``summary``, ``description``,
             ``cache``, ``middleware``, ``include_in_schema``... ``operation_class`` defaults to
@@ -201,15 +176,15 @@ def listing_route(
 
     Raises:
         ConfigurationError: At once, the resource's declaration does not match its models
-            (``Resource.build``); when the application is built, the resource was given to no
+            (``plugin.prepared.prepare``); when the application is built, the resource was given to no
             ``ListingPlugin``.
     """
-    resource.build()
-    envelope_type = resource.envelope
+    envelope_type = prepare(resource).envelope
 
     async def list_items(request: Request[Any, Any, Any]) -> Any:
-        envelope, headers = await resource.list_with_headers(request, load=load)
-        return Response(envelope, headers=headers) if headers else envelope
+        binding = binding_of(resource, request, used_by=f"the listing_route of {resource.name!r}")
+        result = await list_action(binding, request, None, load=load, session=None, primary=None)
+        return result.response() if result.headers else result.envelope
 
     list_items.__annotations__ = {"request": Request, "return": envelope_type}
     list_items.__name__ = list_items.__qualname__ = f"list_{resource.name.replace('-', '_')}"
@@ -271,8 +246,7 @@ def provide_query(resource: Resource) -> ListingProvide:
 
     async def provide_list_query(request: Request[Any, Any, Any]) -> ListQuery:
         binding = binding_of(resource, request, used_by="a provide_query dependency")
-        raw: bytes = request.scope.get("query_string", b"")
-        return binding.parse(QueryString.read(raw.decode("utf-8", "replace"), resource.limits), request)
+        return binding.parse(QueryString.read(raw_query(request), resource.limits), request)
 
     return ListingProvide(resource, provide_list_query, validated=False)
 
@@ -291,7 +265,7 @@ def provide_page(resource: Resource, *, load: Sequence[str] | None = None) -> Li
 
     Args:
         resource: A resource given to the application's ``ListingPlugin``.
-        load: Relations eager-loaded instead of ``resource.load`` (spec §4.5).
+        load: Relations eager-loaded instead of ``resource.load`` (docs: eager loading).
 
     Returns:
         A ``ListingProvide`` for a route's, controller's, router's or the application's ``dependencies``.
@@ -303,9 +277,7 @@ def provide_page(resource: Resource, *, load: Sequence[str] | None = None) -> Li
 
     async def provide_list_result(request: Request[Any, Any, Any]) -> ListResult:
         binding = binding_of(resource, request, used_by="a provide_page dependency")
-        envelope, headers = await list_action(binding, request, None, load=load, session=None, primary=None)
-        items: list[dict[str, Any]] = envelope.data  # type: ignore[attr-defined]
-        return ListResult(envelope=envelope, items=items, pagination=envelope.pagination, headers=headers)  # type: ignore[attr-defined]
+        return await list_action(binding, request, None, load=load, session=None, primary=None)
 
     return ListingProvide(resource, provide_list_result)
 

@@ -1,8 +1,8 @@
-"""Scoping (spec §4.4.10): the rules a resource's forced filters come from, per request.
+"""Scoping: the rules a resource's forced filters come from, per request (docs: scoping).
 
 A ``ScopeRule`` reads the request (usually ``request.user``) and returns field -> value equalities;
-``Resource.forced_filters`` turns them into the forced filters the engine ANDs outside the client's
-filters (DESIGN.md, "Forced filters"). ``tenant_scope`` and ``owner_scope`` are the presets.
+``binding.forced_filters`` turns them into the forced filters the engine ANDs outside the client's
+filters (docs: query language, "Forced filters"). ``tenant_scope`` and ``owner_scope`` are the presets.
 """
 
 from __future__ import annotations
@@ -119,7 +119,7 @@ def tenant_scope(
         user: Where the user comes from (``UserSource``).
 
     Returns:
-        The forced filter (spec §4.4.10, "Tenant scoping"). A user without ``company_attribute`` is
+        The scope rule (docs: scoping, "The presets"). A user without ``company_attribute`` is
         answered 403 (``PermissionDeniedException``); a value of None matches no row.
 
     Raises:
@@ -162,7 +162,7 @@ def owner_scope(
         user: Where the user comes from (``UserSource``).
 
     Returns:
-        The forced filter (spec §4.4.10, per-user scoping); a request without a user gets a 401, a
+        The scope rule (docs: scoping, "The presets"); a request without a user gets a 401, a
         user without ``user_attribute`` a 403.
 
     Raises:

@@ -20,6 +20,7 @@ from litestar_listing import ListContext
 from litestar_listing.backends.sqlalchemy.sqlite import read_engine
 from litestar_listing.core.parsing import equality_filter
 from litestar_listing.core.query import FieldPath, Policy
+from litestar_listing.plugin.prepared import prepare
 from tests.conformance.fixture import THINGS, USERS, company_row, part_rows, role_row, tag_rows
 from tests.conformance.models import ConformanceBase
 from tests.conformance.targets import Target, memory_target, open_target
@@ -104,7 +105,7 @@ def counting(target: Target) -> Iterator[list[str]]:
 
 async def _page(target: Target, query_string: str, load: tuple[str, ...]) -> list[dict[str, Any]]:
     resource = target.resources["things"]
-    query = resource.parser.parse(parse_qsl(query_string), [])
+    query = prepare(resource).parser.parse(parse_qsl(query_string), [])
     async with target.context() as context:
         call = ListContext(request=context.request, session=context.session, load=load)
         page = await resource.backend.fetch(query, call)
@@ -135,7 +136,7 @@ async def test_to_one_loads_nest_alike(target: Target, ids: tuple[int, ...]) -> 
 
 async def test_the_keyset_reads_the_last_rows_ordering_values_past_the_loaded_columns(target: Target) -> None:
     resource = target.resources["things"]
-    query = resource.parser.parse([("order_by", "-quantity"), ("count", "4")], [])
+    query = prepare(resource).parser.parse([("order_by", "-quantity"), ("count", "4")], [])
     async with target.context() as context:
         page = await resource.backend.fetch(query, dataclasses.replace(context, load=TO_ONE, keyset=True))
     last = next(row for row in THINGS if row[0] == page.items[-1]["id"])
@@ -211,7 +212,7 @@ def expected_under_policies(thing_id: int) -> dict[str, Any]:
 async def _page_under_policies(target: Target, ids: tuple[int, ...], load: tuple[str, ...]) -> list[dict[str, Any]]:
     resource = target.resources["things"]
     params = [*(("id", str(thing_id)) for thing_id in ids), ("order_by", "id"), ("count", "20")]
-    query = dataclasses.replace(resource.parser.parse(params, []), policies=LOAD_POLICIES)
+    query = dataclasses.replace(prepare(resource).parser.parse(params, []), policies=LOAD_POLICIES)
     async with target.context() as context:
         page = await resource.backend.fetch(query, dataclasses.replace(context, load=load))
     return page.items
@@ -240,7 +241,7 @@ async def test_the_memory_oracle_loads_under_the_row_policies_alike() -> None:
 async def test_keyset_pages_with_loads_walk_an_order_two_hops_through_a_policed_model(target: Target) -> None:
     """The order's joins (owner, then its role, under the User policy) beside the loads' own joins."""
     resource = target.resources["things"]
-    query = resource.parser.parse([("order_by", "owner__role__code"), ("count", "4")], [])
+    query = prepare(resource).parser.parse([("order_by", "owner__role__code"), ("count", "4")], [])
     query = dataclasses.replace(query, policies=LOAD_POLICIES)
     items: list[dict[str, Any]] = []
     while True:

@@ -21,6 +21,7 @@ from piccolo.table import create_db_tables
 from litestar_listing import ConfigurationError, ListContext, Resource
 from litestar_listing.backends.piccolo import FoldingConnection, PiccoloBackend, prepare_engine
 from litestar_listing.backends.piccolo.compiler import render_condition
+from litestar_listing.plugin.prepared import prepare
 from tests.conformance import piccolo_tables
 from tests.conformance.piccolo_tables import Part, Tag, Thing, User
 from tests.conformance.targets import write_piccolo_rows
@@ -44,8 +45,8 @@ async def test_each_backend_runs_on_its_own_engine_in_one_process() -> None:
     resources = [Resource(name, PiccoloBackend(Thing, engine=engine)) for name, engine in (("a", full), ("b", empty))]
     totals = []
     for resource in (*resources, *resources):
-        resource.build()
-        page = await resource.backend.fetch(resource.parser.parse([], []), ListContext())
+        prepare(resource)
+        page = await resource.backend.fetch(prepare(resource).parser.parse([], []), ListContext())
         totals.append(page.total)
     assert totals == [31, 0, 31, 0]
 
@@ -56,8 +57,8 @@ async def test_the_engine_of_a_call_wins() -> None:
     with piccolo_tables.bound(empty):
         await create_db_tables(*piccolo_tables.TABLES)
     resource = Resource("things", PiccoloBackend(Thing, engine=empty))
-    resource.build()
-    page = await resource.backend.fetch(resource.parser.parse([], []), ListContext(session=full))
+    prepare(resource)
+    page = await resource.backend.fetch(prepare(resource).parser.parse([], []), ListContext(session=full))
     assert page.total == 31
 
 
@@ -117,9 +118,9 @@ def test_bad_reverse_relations_are_configuration_errors(reverse: Any, message: s
 async def test_loading_a_missing_relation_is_a_configuration_error() -> None:
     engine = _sqlite_engine("load")
     resource = Resource("users", PiccoloBackend(User, engine=engine))
-    resource.build()
+    prepare(resource)
     with pytest.raises(ConfigurationError, match="User has no relation 'things'"):
-        await resource.backend.fetch(resource.parser.parse([], []), ListContext(load=("things",)))
+        await resource.backend.fetch(prepare(resource).parser.parse([], []), ListContext(load=("things",)))
 
 
 def test_conditions_render_without_an_engine() -> None:
@@ -158,8 +159,8 @@ async def test_a_self_referencing_to_many_relation(query: str, ids: list[int]) -
         filter_fields=("*", "reports__id", "reports__name", "reports__reports__name", "manager__reports__name"),
         default_order=("id",),
     )
-    resource.build()
-    page = await resource.backend.fetch(resource.parser.parse(parse_qsl(query), []), ListContext())
+    prepare(resource)
+    page = await resource.backend.fetch(prepare(resource).parser.parse(parse_qsl(query), []), ListContext())
     assert [item["id"] for item in page.items] == ids
     assert page.total == len(ids)
 
@@ -173,7 +174,7 @@ class _Counted(FoldingConnection):
 
 
 async def _total(resource: Resource) -> int:
-    page = await resource.backend.fetch(resource.parser.parse([], []), ListContext())
+    page = await resource.backend.fetch(prepare(resource).parser.parse([], []), ListContext())
     assert page.total is not None
     return page.total
 
@@ -185,7 +186,7 @@ async def test_sqlite_lists_share_pooled_connections() -> None:
     await write_piccolo_rows(engine)
     engine.connection_kwargs["factory"] = _Counted
     resource = Resource("things", PiccoloBackend(Thing, engine=engine))
-    resource.build()
+    prepare(resource)
     assert [await _total(resource) for _ in range(5)] == [31] * 5
     assert _Counted.opened == 1
 
@@ -198,7 +199,7 @@ async def test_a_replaced_sqlite_file_is_read_afresh() -> None:
     with piccolo_tables.bound(empty):
         await create_db_tables(*piccolo_tables.TABLES)
     resource = Resource("things", PiccoloBackend(Thing, engine=engine))
-    resource.build()
+    prepare(resource)
     assert await _total(resource) == 31
     Path(empty.path).replace(engine.path)  # noqa: ASYNC240 - a test's file move
     assert await _total(resource) == 0
@@ -216,7 +217,7 @@ async def test_on_postgresql_the_count_runs_on_a_second_pooled_connection(monkey
     await engine.start_connection_pool(min_size=4, max_size=4)
     try:
         resource = Resource("things", PiccoloBackend(Thing, engine=engine))
-        resource.build()
+        prepare(resource)
         acquired = 0
         acquire = asyncpg.Pool.acquire
 
@@ -226,7 +227,7 @@ async def test_on_postgresql_the_count_runs_on_a_second_pooled_connection(monkey
             return acquire(pool, *args, **kwargs)
 
         monkeypatch.setattr(asyncpg.Pool, "acquire", counted)
-        query = resource.parser.parse([("count", "5")], [])
+        query = prepare(resource).parser.parse([("count", "5")], [])
         page = await resource.backend.fetch(query, ListContext())
         assert (page.total, acquired) == (31, 2)
         pool = engine.pool

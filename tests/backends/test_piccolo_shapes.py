@@ -25,6 +25,7 @@ from litestar_listing import ListContext, Resource
 from litestar_listing.backends.piccolo import PiccoloBackend
 from litestar_listing.core.parsing import equality_filter
 from litestar_listing.core.query import FieldPath, ListQuery, Policy
+from litestar_listing.plugin.prepared import prepare
 from tests.backends.shaped import counted_compiles, crate_rows
 from tests.conftest import postgres_database_url, scratch_folder
 from tests.matrix import selected
@@ -97,14 +98,14 @@ def builds(monkeypatch: pytest.MonkeyPatch) -> list[ListQuery]:
 
 def _resource(engine: Engine[Any]) -> Resource:
     resource = Resource("crates", PiccoloBackend(Crate, engine=engine), default_order=("id",))
-    resource.build()
+    prepare(resource)
     return resource
 
 
 async def _ids(
     resource: Resource, params: list[tuple[str, str]], policies: tuple[Policy, ...] = ()
 ) -> tuple[list[int], int]:
-    query = dataclasses.replace(resource.parser.parse(params, []), policies=policies)
+    query = dataclasses.replace(prepare(resource).parser.parse(params, []), policies=policies)
     page = await resource.backend.fetch(query, ListContext())
     assert page.total is not None
     return [item["id"] for item in page.items], page.total

@@ -21,7 +21,8 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, joinedload, mapped_column, r
 from litestar_listing import ListContext, Resource
 from litestar_listing.backends.sqlalchemy import SQLAlchemyBackend, model_graph, prepare_engine
 from litestar_listing.core.query import Policy
-from litestar_listing.plugin.policies import policy_of
+from litestar_listing.plugin.policies import resolved_policy
+from litestar_listing.plugin.prepared import prepare
 from tests.backends.engines import sqlite_engine
 from tests.conftest import async_url, postgres_database_url
 from tests.matrix import selected
@@ -87,7 +88,10 @@ ROWS: list[tuple[Any, list[dict[str, Any]]]] = [
 ]
 
 GRAPH = model_graph(Project)
-TEAM_ONE = (policy_of(GRAPH.entities["Project"], {"team": 1}), policy_of(GRAPH.entities["Member"], {"team": 1}))
+TEAM_ONE = (
+    resolved_policy(GRAPH.entities["Project"], {"team": 1}),
+    resolved_policy(GRAPH.entities["Member"], {"team": 1}),
+)
 """A member of team 1: the projects and members of team 1 only."""
 NOTHING_HIDDEN = (Policy("Project"), Policy("Member"))
 """An administrator under policies that restrict others, not them."""
@@ -122,7 +126,7 @@ async def _items(
     session: AsyncSession, load: tuple[str, ...], policies: tuple[Policy, ...] = ()
 ) -> list[dict[str, Any]]:
     resource = Resource("projects", SQLAlchemyBackend(Project), default_order=("id",))
-    query = dataclasses.replace(resource.parser.parse([], []), policies=policies)
+    query = dataclasses.replace(prepare(resource).parser.parse([], []), policies=policies)
     page = await resource.backend.fetch(query, ListContext(session=session, load=load))
     return page.items
 

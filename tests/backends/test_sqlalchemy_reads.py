@@ -20,6 +20,7 @@ from sqlalchemy.pool import StaticPool
 
 from litestar_listing import ListContext, Resource
 from litestar_listing.backends.sqlalchemy import SQLAlchemyBackend, prepare_engine, read_engine
+from litestar_listing.plugin.prepared import prepare
 from tests.backends.engines import sqlite_engine
 from tests.conftest import async_url, postgres_database_url
 from tests.matrix import selected
@@ -67,8 +68,9 @@ def statements(engine: Engine | None) -> Iterator[list[str]]:
 
 async def _list(session: AsyncSession, *, local_reads: bool = True) -> tuple[list[int], int | None]:
     resource = Resource("notes", SQLAlchemyBackend(Note, local_reads=local_reads))
-    resource.build()
-    page = await resource.backend.fetch(resource.parser.parse([("count", "5")], []), ListContext(session=session))
+    page = await resource.backend.fetch(
+        prepare(resource).parser.parse([("count", "5")], []), ListContext(session=session)
+    )
     return [item["id"] for item in page.items], page.total
 
 

@@ -15,6 +15,7 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 from litestar_listing import ListContext, Resource
 from litestar_listing.backends.sqlalchemy import SQLAlchemyBackend, read_engine
+from litestar_listing.plugin.prepared import prepare
 from tests.backends.engines import sqlite_engine
 from tests.matrix import selected
 
@@ -64,7 +65,7 @@ async def engine() -> AsyncIterator[AsyncEngine]:
 
 async def _items(engine: AsyncEngine, load: tuple[str, ...]) -> tuple[list[dict[str, Any]], int]:
     resource = Resource("pets", SQLAlchemyBackend(Pet), default_order=("id",))
-    resource.build()
+    prepare(resource)
     loaded: list[object] = []
 
     def record(instance: object, _context: Any) -> None:
@@ -73,7 +74,9 @@ async def _items(engine: AsyncEngine, load: tuple[str, ...]) -> tuple[list[dict[
     event.listen(Base, "load", record, propagate=True)
     try:
         async with AsyncSession(engine) as session:
-            page = await resource.backend.fetch(resource.parser.parse([], []), ListContext(session=session, load=load))
+            page = await resource.backend.fetch(
+                prepare(resource).parser.parse([], []), ListContext(session=session, load=load)
+            )
     finally:
         event.remove(Base, "load", record)
     return page.items, len(loaded)
@@ -103,8 +106,8 @@ async def test_a_relation_joined_on_more_than_its_keys_is_loaded_by_the_orm(engi
 async def test_a_distinct_base_statement_keeps_rows_that_differ_in_a_private_key_only(engine: AsyncEngine) -> None:
     backend = SQLAlchemyBackend(Badge, statement=lambda statement: statement.distinct())
     resource = Resource("badges", backend, default_order=("label",))
-    resource.build()
+    prepare(resource)
     async with AsyncSession(engine) as session:
-        page = await backend.fetch(resource.parser.parse([], []), ListContext(session=session))
+        page = await backend.fetch(prepare(resource).parser.parse([], []), ListContext(session=session))
     # Two badges, told apart by their private id alone.
     assert (page.items, page.total) == ([{"label": "gold"}, {"label": "gold"}], 2)

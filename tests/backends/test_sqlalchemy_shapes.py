@@ -24,6 +24,7 @@ from litestar_listing.backends.relational.shapes import OFFSET, Shapes, Slot, sh
 from litestar_listing.backends.sqlalchemy import SQLAlchemyBackend
 from litestar_listing.core.parsing import equality_filter
 from litestar_listing.core.query import FieldPath, Filter, ListQuery, Policy
+from litestar_listing.plugin.prepared import prepare
 from tests.backends.engines import sqlite_engine
 from tests.backends.shaped import counted_compiles, crate_rows
 from tests.matrix import selected
@@ -73,14 +74,14 @@ def builds(monkeypatch: pytest.MonkeyPatch) -> list[ListQuery]:
 
 def _resource() -> Resource:
     resource = Resource("crates", SQLAlchemyBackend(Crate), search_fields=("code",), default_order=("id",))
-    resource.build()
+    prepare(resource)
     return resource
 
 
 async def _ids(
     engine: AsyncEngine, resource: Resource, params: list[tuple[str, str]], policies: tuple[Policy, ...] = ()
 ) -> tuple[list[int], int]:
-    query = dataclasses.replace(resource.parser.parse(params, []), policies=policies)
+    query = dataclasses.replace(prepare(resource).parser.parse(params, []), policies=policies)
     async with AsyncSession(engine) as session:
         page = await resource.backend.fetch(query, ListContext(session=session))
     return [item["id"] for item in page.items], page.total
@@ -132,7 +133,7 @@ def test_a_shape_leaves_out_field_values_and_keeps_everything_else() -> None:
     resource = _resource()
 
     def shape(params: list[tuple[str, str]]) -> tuple[ListQuery, dict[str, object]]:
-        return shape_of(resource.parser.parse(params, []))
+        return shape_of(prepare(resource).parser.parse(params, []))
 
     first, values = shape([("code", "ab"), ("weight__between", "1,2"), ("page", "3")])
     second, _ = shape([("code", "zz"), ("weight__between", "5,9.5"), ("page", "7")])
@@ -158,7 +159,7 @@ async def test_a_shaped_statement_holds_no_value_and_does_not_run_without_them(e
     backend = resource.backend
     assert isinstance(backend, SQLAlchemyBackend)
     compiler = backend.compiler(SQLITE)
-    shape, values = shape_of(resource.parser.parse([("code", "qx-41")], []))
+    shape, values = shape_of(prepare(resource).parser.parse([("code", "qx-41")], []))
     page, _ = compiler.compile(shape, offset=Slot(OFFSET, int))
     assert "qx-41" not in str(page.compile(compile_kwargs={"literal_binds": False}))
     async with engine.connect() as connection:

@@ -33,7 +33,8 @@ from litestar_listing.backends.beanie import BeanieBackend, link_id
 from litestar_listing.backends.piccolo import PiccoloBackend
 from litestar_listing.backends.sqlalchemy import SQLAlchemyBackend, model_graph
 from litestar_listing.core.query import Policy
-from litestar_listing.plugin.policies import policy_of
+from litestar_listing.plugin.policies import resolved_policy
+from litestar_listing.plugin.prepared import prepare
 from tests.conformance import beanie_documents, piccolo_tables
 from tests.conformance.fixture import THINGS, USERS
 from tests.conformance.models import Thing, User
@@ -109,7 +110,7 @@ def policies(viewer: int | str | None) -> tuple[Policy, ...]:
     """The request's policies: none for the administrator, else the User policy of the viewer's company."""
     if viewer == ADMINISTRATOR:
         return ()
-    return (policy_of(_GRAPH.entities["User"], {"company_id": viewer}),)
+    return (resolved_policy(_GRAPH.entities["User"], {"company_id": viewer}),)
 
 
 # ---------------------------------------------------------------- the values on each backend
@@ -242,7 +243,7 @@ async def listed(
 ) -> list[tuple[int, int]]:
     """``(id, value)`` of each item of the page ``params`` ask for, under ``viewer``'s policies."""
     resource = Resource(value, backend)
-    query = dataclasses.replace(resource.parser.parse(params, []), policies=policies(viewer))
+    query = dataclasses.replace(prepare(resource).parser.parse(params, []), policies=policies(viewer))
     async with target.context() as context:
         page = await backend.fetch(query, context)
     return [(item["id"], item[value]) for item in page.items]

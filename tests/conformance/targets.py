@@ -125,7 +125,7 @@ class Target:
 
     @functools.cached_property
     def app(self) -> Litestar:
-        """An application serving the target's resources, for lists without HTTP (``Resource.list(app=...)``)."""
+        """An application serving the target's resources, for lists without HTTP (``list_resource(..., app=...)``)."""
         return serving(*self.resources.values())
 
     @asynccontextmanager

@@ -17,7 +17,8 @@ from litestar_listing.core.errors import InvalidQueryError
 from litestar_listing.core.parsing import forced_filter
 from litestar_listing.core.query import ListQuery, Policy
 from litestar_listing.core.schema import ModelGraph
-from litestar_listing.plugin.policies import policy_of
+from litestar_listing.plugin.policies import resolved_policy
+from litestar_listing.plugin.prepared import prepare
 from tests.conformance.cases import CASES, Case
 from tests.conformance.targets import Target, open_target
 from tests.matrix import SELECTED
@@ -42,7 +43,7 @@ def with_policies(query: ListQuery, graph: ModelGraph, case: Case) -> ListQuery:
     policies = tuple(
         Policy(name, visible=False)
         if values is None
-        else policy_of(graph.entities[name], dict(values), through=through.get(name, ()))
+        else resolved_policy(graph.entities[name], dict(values), through=through.get(name, ()))
         for name, values in values_of.items()
     )
     return dataclasses.replace(query, policies=policies)
@@ -55,13 +56,13 @@ async def test_case(target: Target, case: Case) -> None:
         pytest.skip(f"{target.id} lacks {sorted(missing)}")
     resource = target.resources[case.resource]
     params = parse_qsl(case.query, keep_blank_values=True)
-    forced = [forced_filter(resource.field_map, name, value) for name, value in case.forced]
+    forced = [forced_filter(prepare(resource).field_map, name, value) for name, value in case.forced]
     if case.errors:
         with pytest.raises(InvalidQueryError) as raised:
-            resource.parser.parse(params, forced)
+            prepare(resource).parser.parse(params, forced)
         assert {error.key for error in raised.value.errors} == set(case.errors)
         return
-    query = with_policies(resource.parser.parse(params, forced), resource.field_map.graph, case)
+    query = with_policies(prepare(resource).parser.parse(params, forced), prepare(resource).field_map.graph, case)
     async with target.context() as context:
         page = await resource.backend.fetch(query, dataclasses.replace(context, load=loads(case)))
     if case.ids is not None:

@@ -12,6 +12,7 @@ import json
 import asyncpg
 import pytest
 
+from litestar_listing import list_resource
 from litestar_listing.core.text import fold_case
 from tests.apps import serving
 from tests.conformance.fixture import memory_rows
@@ -43,11 +44,9 @@ async def planner_estimate(url: str) -> int:
 async def list_things(target: Target, **options: object) -> tuple[int, dict[str, str]]:
     resource = dataclasses.replace(target.resources["things"], **options)  # type: ignore[arg-type]
     async with target.context() as context:
-        envelope, headers = await resource.list_with_headers(
-            None, QUERY, app=serving(resource), session=context.session
-        )
-    assert len(envelope.data) == 2  # type: ignore[attr-defined]
-    return envelope.pagination.total, headers  # type: ignore[attr-defined]
+        result = await list_resource(resource, None, QUERY, app=serving(resource), session=context.session)
+    assert len(result.items) == 2
+    return result.pagination.total, dict(result.headers)
 
 
 async def test_estimated_total_is_the_planners_where_the_backend_can(target: Target) -> None:

@@ -12,10 +12,11 @@ from urllib.parse import parse_qsl, urlencode
 
 import pytest
 
-from litestar_listing import RowPolicy, tenant_scope
+from litestar_listing import RowPolicy, list_resource, tenant_scope
 from litestar_listing.core.cursor import CURSOR_PARAMETER
 from litestar_listing.core.parsing import forced_filter
 from litestar_listing.core.query import Window
+from litestar_listing.plugin.prepared import prepare
 from tests.apps import serving
 from tests.conformance.cases import CASES, Case
 from tests.conformance.targets import Target
@@ -68,16 +69,14 @@ async def test_cursor_walk_matches_the_hand_counted_order(target: Target, case: 
         pages = 0
         while True:
             async with target.context() as context:
-                envelope, headers = await resource.list_with_headers(
-                    None, params, app=app, load=loads(case), session=context.session
-                )
-            items = envelope.data  # type: ignore[attr-defined]
+                result = await list_resource(resource, None, params, app=app, load=loads(case), session=context.session)
+            items = result.items
             pages += 1
-            assert envelope.pagination.page == pages  # type: ignore[attr-defined]
-            assert envelope.pagination.total == case.total  # type: ignore[attr-defined]
+            assert result.pagination.page == pages
+            assert result.pagination.total == case.total
             seen.extend(item["id"] for item in items)
             loaded.extend(reached(item, case.load) for item in items if case.load)
-            cursor = headers.get("X-Next-Cursor")
+            cursor = result.headers.get("X-Next-Cursor")
             if cursor is None:
                 break
             assert len(items) == size
@@ -114,8 +113,8 @@ async def test_cursor_walk_under_row_policies(target: Target, case: Case) -> Non
     base = [
         (key, value) for key, value in parse_qsl(case.query, keep_blank_values=True) if key not in {"count", "page"}
     ]
-    forced = [forced_filter(resource.field_map, name, value) for name, value in case.forced]
-    query = with_policies(resource.parser.parse(base, forced), resource.field_map.graph, case)
+    forced = [forced_filter(prepare(resource).field_map, name, value) for name, value in case.forced]
+    query = with_policies(prepare(resource).parser.parse(base, forced), prepare(resource).field_map.graph, case)
     query = dataclasses.replace(query, window=Window(1, 3))
     seen: list[int] = []
     loaded: list[tuple[int, ...]] = []
@@ -167,10 +166,10 @@ async def test_cursor_walk_through_the_plugins_policies(target: Target, user: st
     while True:
         async with target.context() as context:
             connection = request(query, USERS[user], app)
-            envelope, headers = await resource.list_with_headers(connection, session=context.session)
-        assert envelope.pagination.total == case.total  # type: ignore[attr-defined]
-        seen.extend(item["id"] for item in envelope.data)  # type: ignore[attr-defined]
-        cursor = headers.get("X-Next-Cursor")
+            result = await list_resource(resource, connection, session=context.session)
+        assert result.pagination.total == case.total
+        seen.extend(item["id"] for item in result.items)
+        cursor = result.headers.get("X-Next-Cursor")
         if cursor is None:
             break
         query = urlencode({"order_by": order, "count": 3, CURSOR_PARAMETER: cursor})

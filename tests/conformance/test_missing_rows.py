@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from litestar_listing.core.query import Policy
+from litestar_listing.plugin.prepared import prepare
 from tests.backends.test_loading import LOAD_POLICIES, expected_thing, expected_under_policies
 from tests.conformance.fixture import MISSING, PARTS, THING_TAGS
 from tests.conformance.targets import Target
@@ -36,7 +37,7 @@ async def test_a_missing_related_row_loads_like_a_hidden_one(target: Target, pol
     resource = target.resources["things"]
     load = ("parts__supplier", "tags")
     params = [*(("id", str(thing_id)) for thing_id in IDS), ("order_by", "id")]
-    query = dataclasses.replace(resource.parser.parse(params, []), policies=policies)
+    query = dataclasses.replace(prepare(resource).parser.parse(params, []), policies=policies)
     async with target.context() as context:
         page = await resource.backend.fetch(query, dataclasses.replace(context, load=load))
     expect = expected_under_policies if policies else expected_thing

@@ -22,6 +22,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from litestar_listing.core.errors import InvalidQueryError
+from litestar_listing.plugin.prepared import prepare
 from tests.conformance.targets import Target
 from tests.differential.datasets import DATASETS, Loaded, Place, open_dataset
 from tests.differential.strategies import Domain, query_strings
@@ -62,7 +63,7 @@ async def ask(target: Target, resource: str, query: str, pk: str) -> Answer:
     """Parse ``query`` with ``target``'s resource and fetch the page."""
     listed = target.resources[resource]
     try:
-        parsed = listed.parser.parse(parse_qsl(query, keep_blank_values=True))
+        parsed = prepare(listed).parser.parse(parse_qsl(query, keep_blank_values=True))
     except InvalidQueryError as error:
         return Answer(rejected=frozenset(item.key for item in error.errors))
     try:
@@ -107,7 +108,9 @@ def test_backends_agree(dataset: str, database: str, tmp_path: Path) -> None:
     seen: set[tuple[str, str]] = set()
     with loaded_on_own_loop(dataset, Place.make(dataset, database, tmp_path)) as (loaded, loop):
         oracle = loaded.targets[0]
-        domains = {name: Domain.of(oracle.resources[name].field_map, rows) for name, rows in loaded.rows.items()}
+        domains = {
+            name: Domain.of(prepare(oracle.resources[name]).field_map, rows) for name, rows in loaded.rows.items()
+        }
 
         @settings(
             max_examples=MIN_COMPARED,

@@ -35,9 +35,11 @@ from litestar.routes import HTTPRoute
 from litestar.testing import TestClient
 from sqlalchemy import func, select
 
-from litestar_listing import Computed, ConfigurationError, Resource
+from litestar_listing import Computed, ConfigurationError, Resource, parse_query
 from litestar_listing.backends.sqlalchemy import SQLAlchemyBackend
 from litestar_listing.plugin import ListingRouteHandler
+from litestar_listing.plugin.binding import binding_of
+from litestar_listing.plugin.prepared import prepare
 from tests.schema_check import problems
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
@@ -298,17 +300,17 @@ def test_bad_declarations_stop_the_start() -> None:
     resources = example("resources")
     backend = SQLAlchemyBackend(resources.Book)
     with pytest.raises(ConfigurationError, match="private"):
-        Resource("a", backend, filter_fields=("author__email",)).build()
+        prepare(Resource("a", backend, filter_fields=("author__email",)))
     with pytest.raises(ConfigurationError, match="no field 'titel'"):
-        Resource("b", backend, search_fields=("titel",)).build()
+        prepare(Resource("b", backend, search_fields=("titel",)))
     with pytest.raises(ConfigurationError, match="limit is 0"):
-        Resource("c", backend, filter_fields=("author__name",), max_depth=0).build()
+        prepare(Resource("c", backend, filter_fields=("author__name",), max_depth=0))
     with pytest.raises(ConfigurationError, match="combine"):
-        Resource("d", backend, combine="xor").build()
+        prepare(Resource("d", backend, combine="xor"))
     with pytest.raises(ConfigurationError, match="wildcards"):
-        Resource("e", backend, search_fields=("*",)).build()
+        prepare(Resource("e", backend, search_fields=("*",)))
     with pytest.raises(ConfigurationError, match="raw_filters"):
-        Resource("f", backend, raw_filters=("meta.color",)).build()
+        prepare(Resource("f", backend, raw_filters=("meta.color",)))
 
 
 def test_resource_defaults() -> None:
@@ -372,9 +374,9 @@ def test_a_document_store_refuses_operator_keys_at_start() -> None:
     note = example(BEANIE_EXAMPLE).Note
     for key in ("$where", "meta.$where", "meta.$expr"):
         with pytest.raises(ConfigurationError, match="store operator"):
-            Resource("bad", BeanieBackend(note), raw_filters=(key,)).build()
+            prepare(Resource("bad", BeanieBackend(note), raw_filters=(key,)))
     with pytest.raises(ConfigurationError, match="crosses a relation"):
-        Resource("bad", BeanieBackend(note), filter_fields=("author__name",)).build()
+        prepare(Resource("bad", BeanieBackend(note), filter_fields=("author__name",)))
 
 
 def test_sqlite_datetime_storage_format(clients: Clients) -> None:
@@ -441,9 +443,9 @@ def test_owner_scope_and_or_endpoints(clients: Clients) -> None:
 def test_scoped_resource_cannot_list_without_its_request() -> None:
     scoping = example("scoping")
     with pytest.raises(ConfigurationError, match="forced filters"):
-        scoping.tickets.parse([], None, app=scoping.app)
+        parse_query(scoping.tickets, [], None, app=scoping.app)
     with pytest.raises(ConfigurationError, match="without a request or an application"):
-        scoping.tickets.parse([], None)
+        parse_query(scoping.tickets, [], None)
 
 
 def test_invoices_and_their_lines_inherit_their_customers_policy(clients: Clients) -> None:
@@ -613,7 +615,7 @@ def test_rate_limit_per_client_next_to_admission(clients: Clients) -> None:
     assert refused.headers["RateLimit-Remaining"] == "0"
     assert client.get("/schema/openapi.json").status_code == 200  # excluded
     fairness = example("fairness")
-    admission = fairness.articles.binding(None, fairness.app).admission
+    admission = binding_of(fairness.articles, None, fairness.app, used_by="a test").admission
     assert admission is not None
     assert admission.limit == 8
 

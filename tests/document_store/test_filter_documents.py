@@ -15,11 +15,12 @@ from beanie import Document, Link
 from bson import Decimal128, ObjectId
 from pydantic import Field, SecretStr
 
-from litestar_listing import ConfigurationError, Resource
+from litestar_listing import ConfigurationError, Resource, parse_query
 from litestar_listing.backends.beanie import BeanieBackend
 from litestar_listing.backends.beanie.compiler import PipelineCompiler
 from litestar_listing.core.errors import InvalidQueryError
 from litestar_listing.core.parsing import forced_filter
+from litestar_listing.plugin.prepared import prepare
 from tests.apps import served
 
 OWNER = "5f0c1a2b3c4d5e6f7a8b9c0d"
@@ -42,7 +43,7 @@ class Gadget(Document):
 
 def resource(**options: Any) -> Resource:
     built = Resource("gadgets", BeanieBackend(Gadget), raw_filters=("meta.color", "owner.$id"), **options)
-    built.build()
+    prepare(built)
     return built
 
 
@@ -52,15 +53,15 @@ COMPILER = PipelineCompiler(RESOURCE.backend.documents())  # type: ignore[attr-d
 
 def match(query: str, target: Resource = RESOURCE, forced: tuple[tuple[str, object], ...] = ()) -> Any:
     """The ``$match`` condition of ``query``, or None when nothing is filtered."""
-    filters = [forced_filter(target.field_map, name, value) for name, value in forced]
-    parsed = target.parser.parse(parse_qsl(query, keep_blank_values=True), filters)
+    filters = [forced_filter(prepare(target).field_map, name, value) for name, value in forced]
+    parsed = prepare(target).parser.parse(parse_qsl(query, keep_blank_values=True), filters)
     first = COMPILER.compile(parsed).count[0]
     return first.get("$match")
 
 
 def rejected(query: str, target: Resource = RESOURCE) -> list[tuple[str, str]]:
     with pytest.raises(InvalidQueryError) as raised:
-        target.parse(parse_qsl(query, keep_blank_values=True), app=served(target))
+        parse_query(target, parse_qsl(query, keep_blank_values=True), app=served(target))
     return [(item.key, item.message) for item in raised.value.errors]
 
 
@@ -213,14 +214,14 @@ def test_search_is_an_escaped_caseless_regex(text: str, pattern: str) -> None:
 @pytest.mark.parametrize("key", ["$where", "$expr", "meta.$where", "$function.x", "meta..color", "meta", "a.$ne"])
 def test_raw_keys_that_could_reach_operators_are_refused_at_start(key: str) -> None:
     with pytest.raises(ConfigurationError, match="raw filter"):
-        Resource("gadgets", BeanieBackend(Gadget), raw_filters=(key,)).build()
+        prepare(Resource("gadgets", BeanieBackend(Gadget), raw_filters=(key,)))
 
 
 def test_relation_filter_paths_are_refused_for_document_resources() -> None:
     with pytest.raises(ConfigurationError, match="document-store resources filter"):
-        Resource("gadgets", BeanieBackend(Gadget), filter_fields=("*", "owner__name")).build()
+        prepare(Resource("gadgets", BeanieBackend(Gadget), filter_fields=("*", "owner__name")))
 
 
 def test_private_field_cannot_be_exposed() -> None:
     with pytest.raises(ConfigurationError, match="private"):
-        Resource("accounts", BeanieBackend(Account), search_fields=("secret",)).build()
+        prepare(Resource("accounts", BeanieBackend(Account), search_fields=("secret",)))

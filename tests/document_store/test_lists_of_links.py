@@ -19,7 +19,8 @@ from pydantic import Field
 from litestar_listing import ListContext, Resource
 from litestar_listing.backends.beanie import BeanieBackend
 from litestar_listing.core.query import Policy
-from litestar_listing.plugin.policies import policy_of
+from litestar_listing.plugin.policies import resolved_policy
+from litestar_listing.plugin.prepared import prepare
 from tests.conftest import document_store
 from tests.matrix import Store, selected
 
@@ -94,12 +95,12 @@ GRAPH = BeanieBackend(Item).model_graph()
 
 def labels_only(ids: tuple[int, ...]) -> tuple[Policy, ...]:
     """The request's policies when only the labels ``ids`` are visible."""
-    return (policy_of(GRAPH.entities["Label"], {"id": ids}),)
+    return (resolved_policy(GRAPH.entities["Label"], {"id": ids}),)
 
 
 async def listed(resource: Resource, params: list[tuple[str, str]], **options: Any) -> list[dict[str, Any]]:
     policies = options.pop("policies", ())
-    query = dataclasses.replace(resource.parser.parse(params, []), policies=policies)
+    query = dataclasses.replace(prepare(resource).parser.parse(params, []), policies=policies)
     page = await resource.backend.fetch(query, ListContext(**options))
     return page.items
 

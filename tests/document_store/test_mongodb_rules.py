@@ -17,7 +17,8 @@ from pymongo.errors import OperationFailure
 from litestar_listing.backends.beanie import MINIMUM_MONGODB, BeanieBackend, Documents, link_id
 from litestar_listing.backends.beanie.compiler import PipelineCompiler
 from litestar_listing.core.parsing import forced_filter
-from litestar_listing.plugin.policies import policy_of
+from litestar_listing.plugin.policies import resolved_policy
+from litestar_listing.plugin.prepared import prepare
 from tests.conformance import beanie_documents
 from tests.conformance.cases import CASES
 from tests.conformance.targets import Target, beanie_target
@@ -189,7 +190,7 @@ def test_a_policy_expression_reads_links_with_get_field_and_values_as_literals()
     documents = Documents(beanie_documents.User)
     info = documents.info(beanie_documents.User)
     # A value beginning with '$' is data: outside $literal it would be read as a field path or a variable.
-    policy = policy_of(info.entity, {"company_id": 1, "name": ("$name", "$$ROOT")})
+    policy = resolved_policy(info.entity, {"company_id": 1, "name": ("$name", "$$ROOT")})
     expression = PipelineCompiler(documents).policy_expression(info, policy, "member")
     company = {"$getField": {"field": {"$literal": "$id"}, "input": "$$member.company"}}
     assert expression == {
@@ -214,9 +215,9 @@ async def test_every_case_of_the_table_compiles_to_what_mongodb_accepts(beanie_c
     run = [case for case in CASES if not case.errors and not case.needs - beanie_conformance.capabilities]
     for case in run:
         resource = beanie_conformance.resources[case.resource]
-        forced = [forced_filter(resource.field_map, name, value) for name, value in case.forced]
-        parsed = resource.parser.parse(parse_qsl(case.query, keep_blank_values=True), forced)
-        query = with_policies(parsed, resource.field_map.graph, case)
+        forced = [forced_filter(prepare(resource).field_map, name, value) for name, value in case.forced]
+        parsed = prepare(resource).parser.parse(parse_qsl(case.query, keep_blank_values=True), forced)
+        query = with_policies(parsed, prepare(resource).field_map.graph, case)
         backend = resource.backend
         assert isinstance(backend, BeanieBackend)
         compiled = backend.compiler(query).compile(query, ("tags", "owner", "parts"))

@@ -18,7 +18,9 @@ from typing import TYPE_CHECKING, Any, cast
 from litestar.connection import ASGIConnection
 
 from litestar_listing.backends.sqlalchemy import model_graph
-from litestar_listing.plugin.resource import query_items
+from litestar_listing.plugin.action import query_items
+from litestar_listing.plugin.binding import forced_filters
+from litestar_listing.plugin.prepared import prepare
 from tests.conformance.models import Thing
 from tests.conformance.targets import Target
 from tests.conformance.targets import open_target as open_conformance_target
@@ -72,7 +74,7 @@ def opened_on_own_loop(target: TestTarget) -> Iterator[Opened]:
 def request(query: str, user: object | None, app: Litestar | None = None) -> ASGIConnection[Any, Any, Any, Any]:
     """A GET request with ``query`` as its raw query string and ``user`` in ``scope["user"]``, served by ``app``.
 
-    ``Resource.list(connection)`` reads both from the scope: the parameters through
+    ``list_resource(resource, connection)`` reads both from the scope: the parameters through
     ``query_items`` and the forced filters through ``tenant_scope`` (which reads ``scope["user"]``,
     as ``request.user`` would after an authentication middleware). No user: no ``"user"`` key.
     """
@@ -96,7 +98,7 @@ def scoped_query(resource: Resource, connection: ASGIConnection[Any, Any, Any, A
     What a binding parses (``Binding.parse``) before an application's row policies join; the tests
     that give a query row policies set ``ListQuery.policies`` themselves.
     """
-    return resource.parser.parse(query_items(connection), resource.forced_filters(connection))
+    return prepare(resource).parser.parse(query_items(connection), forced_filters(resource, connection))
 
 
 def pruned(

@@ -23,7 +23,7 @@ from pymongo.errors import AutoReconnect, ExecutionTimeout
 from sqlalchemy import Integer, literal_column
 from sqlalchemy.ext.asyncio import async_sessionmaker, create_async_engine
 
-from litestar_listing import ListingPlugin, MemoryBackend, Resource, UnavailableError
+from litestar_listing import ListingPlugin, MemoryBackend, Resource, UnavailableError, list_resource
 from litestar_listing.backends.beanie import BeanieBackend
 from litestar_listing.backends.piccolo import PiccoloBackend
 from litestar_listing.backends.piccolo import prepare_engine as prepare_piccolo_engine
@@ -136,12 +136,12 @@ async def test_runaway_sqlalchemy_list_on_sqlite_is_a_bounded_503() -> None:
         async with sessions() as session:
             started = time.perf_counter()
             with pytest.raises(UnavailableError) as raised:
-                await runaway.list(None, [("count", "1")], app=app, session=session)
+                await list_resource(runaway, None, [("count", "1")], app=app, session=session)
             assert time.perf_counter() - started < HANG
         assert as_http(raised.value).status_code == 503
         assert "took longer than 0.3 s" in str(raised.value)
         async with sessions() as session:
-            envelope: Any = await plain.list(None, [("count", "2")], app=app, session=session)
+            envelope: Any = (await list_resource(plain, None, [("count", "2")], app=app, session=session)).envelope
         assert [item["id"] for item in envelope.data] == [1, 2]
     finally:
         await engine.dispose()
@@ -162,10 +162,10 @@ async def test_runaway_piccolo_list_on_sqlite_is_a_bounded_503() -> None:
     app = serving(runaway, plain)
     started = time.perf_counter()
     with pytest.raises(UnavailableError) as raised:
-        await runaway.list(None, [("count", "1")], app=app)
+        await list_resource(runaway, None, [("count", "1")], app=app)
     assert time.perf_counter() - started < HANG
     assert as_http(raised.value).status_code == 503
-    envelope: Any = await plain.list(None, [("count", "2")], app=app)
+    envelope: Any = (await list_resource(plain, None, [("count", "2")], app=app)).envelope
     assert [item["id"] for item in envelope.data] == [1, 2]
 
 
@@ -194,7 +194,7 @@ async def test_mongodb_time_limit_and_connection_errors_are_503(
     monkeypatch.setattr(beanie_documents.Thing, "get_pymongo_collection", classmethod(lambda cls: Failing()))
     resource = Resource("things", backend, timeout=1.5)
     with pytest.raises(UnavailableError) as raised:
-        await resource.list(None, [], app=serving(resource))
+        await list_resource(resource, None, [], app=serving(resource))
     assert as_http(raised.value).status_code == 503
     assert fragment in str(raised.value)
     assert 1000 < seen["maxTimeMS"] <= 1500  # MongoDB itself stops at the time left

@@ -55,7 +55,7 @@ from litestar import Litestar
 from litestar.testing import TestClient
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from litestar_listing import ListContext, ListingBackend, Resource
+from litestar_listing import ListContext, ListingBackend, Resource, list_resource
 from litestar_listing.backends.base import Capabilities, Page
 from litestar_listing.core.errors import ConfigurationError, InvalidQueryError
 from litestar_listing.core.operators import OPERATORS
@@ -64,6 +64,7 @@ from litestar_listing.core.schema import FieldInfo, ModelGraph
 from litestar_listing.demo.app import create_app
 from litestar_listing.demo.models import DemoBase
 from litestar_listing.plugin.exceptions import bad_request
+from litestar_listing.plugin.prepared import prepare
 from litestar_listing.plugin.scoping import ScopeRule
 from tests.apps import served
 from tests.conformance.targets import BEANIE_OPTIONS, THINGS_OPTIONS, Target
@@ -209,7 +210,7 @@ async def respond(target: Target, resource: Resource, query: str) -> Response:
     connection = request(query, None, served(resource))
     try:
         async with target.context() as context:
-            envelope = await resource.list(connection, session=context.session)
+            envelope = (await list_resource(resource, connection, session=context.session)).envelope
     except InvalidQueryError as invalid:
         error = bad_request(invalid)  # the 400 the plugin's exception handler answers
         extra = cast("list[dict[str, str]]", error.extra)
@@ -222,7 +223,7 @@ async def respond(target: Target, resource: Resource, query: str) -> Response:
 
 
 def exposed_for(resource: Resource) -> Callable[[str], Sequence[str]]:
-    field_map = resource.field_map
+    field_map = prepare(resource).field_map
     return lambda key: tuple(field_map.orderable if key == "order_by" else field_map.filterable)
 
 
@@ -414,7 +415,7 @@ def test_declaring_a_private_path_fails_at_start(opened: Opened, setting: str) -
         else:
             options[setting] = (*options[setting], path)
         with pytest.raises(ConfigurationError):
-            Resource("things", backend, **options).build()
+            prepare(Resource("things", backend, **options))
 
 
 WILDCARDS = ("owner__*", "reviewer__*", "owner__manager__*", "owner__manager__manager__*", "reviewer__manager__*")
@@ -427,14 +428,14 @@ def test_no_wildcard_exposes_a_private_field(opened: Opened) -> None:
     # Document stores filter own fields only (spec §4.4.9): their wildcards go to order_fields alone.
     filters = ("*",) if is_document(backend) else ("*", *WILDCARDS)
     resource = Resource("things", backend, filter_fields=filters, order_fields=("*", *WILDCARDS))
-    field_map = resource.field_map
+    field_map = prepare(resource).field_map
     for exposed in (*field_map.filterable.values(), *field_map.orderable.values(), *field_map.searchable):
         assert not exposed.field.private, f"{opened.target.id}: {exposed.path.name} exposes a private field"
     names = [*field_map.filterable, *field_map.orderable]
     assert not [name for name in names if "password" in name]
     for pair in pairs(opened.target).values():
-        shown = [*pair.real.field_map.filterable, *pair.real.field_map.orderable]
-        shown += [exposed.path.name for exposed in pair.real.field_map.searchable]
+        shown = [*prepare(pair.real).field_map.filterable, *prepare(pair.real).field_map.orderable]
+        shown += [exposed.path.name for exposed in prepare(pair.real).field_map.searchable]
         assert not [name for name in shown if "password" in name]
 
 
@@ -448,10 +449,10 @@ def test_no_item_carries_a_private_value(opened: Opened) -> None:
 
     async def body() -> bytes:
         async with target.context() as context:
-            envelope = await resource.list(
-                None, [("count", "100")], app=target.app, load=LOAD_ALL, session=context.session
+            result = await list_resource(
+                resource, None, [("count", "100")], app=target.app, load=LOAD_ALL, session=context.session
             )
-        return msgspec.json.encode(envelope)
+        return msgspec.json.encode(result.envelope)
 
     encoded = opened.loop.run_until_complete(body())
     leaked = [secret.decode() for secret in SECRETS if secret in encoded]

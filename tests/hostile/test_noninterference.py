@@ -54,6 +54,7 @@ from litestar_listing.backends.piccolo import PiccoloBackend
 from litestar_listing.backends.piccolo import prepare_engine as prepare_piccolo_engine
 from litestar_listing.backends.sqlalchemy import SQLAlchemyBackend, model_graph, prepare_engine
 from litestar_listing.core.query import FilterSyntax
+from litestar_listing.plugin.prepared import prepare
 from tests.conformance import beanie_documents, piccolo_tables
 from tests.conformance.aliases import beanie_backends, piccolo_values, sqlalchemy_values
 from tests.conformance.fixture import COMPANIES, PARTS, TAGS, THINGS, USERS, memory_rows
@@ -413,7 +414,7 @@ def test_every_readable_part_of_an_answer_ignores_invisible_rows(opened: Opened)
         # The applications start and stop in this task (their lifespans hold cancel scopes); the
         # property's examples come from a thread of their own and run on this loop meanwhile.
         async with scene_of(target) as scene:
-            domain = Domain.of(scene.things.field_map, memory_rows())
+            domain = Domain.of(prepare(scene.things).field_map, memory_rows())
 
             @profile()
             @given(query=hostile_queries(domain, document=scene.document))

@@ -24,7 +24,7 @@ import msgspec
 import pytest
 from litestar.exceptions import ValidationException
 
-from litestar_listing import Resource
+from litestar_listing import Resource, list_resource, parse_query
 from litestar_listing.core.errors import InvalidQueryError
 from litestar_listing.core.names import NameIndex
 from litestar_listing.core.parsing import Limits, QueryString
@@ -101,19 +101,19 @@ def resource_of(opened: Opened, *, keyset: bool = False) -> Resource:
 
 
 def ask(opened: Opened, query: str, resource: Resource | None = None) -> Answer:
-    """``resource.list_with_headers`` (default: ``things``) of an anonymous request with ``query``."""
+    """``list_resource`` of ``resource`` (default: ``things``) for an anonymous request with ``query``."""
     listed = resource or resource_of(opened)
 
     async def run() -> Answer:
         try:
             async with opened.target.context() as context:
                 connection = request(query, None, app_serving(listed))
-                envelope, headers = await listed.list_with_headers(connection, session=context.session)
+                result = await list_resource(listed, connection, session=context.session)
         except InvalidQueryError as invalid:
             error = bad_request(invalid)  # the 400 the plugin's exception handler answers
             extra = cast("list[dict[str, str]]", error.extra)
             return Answer(error.status_code, tuple(extra), body_size(error))
-        return Answer(200, pagination=msgspec.to_builtins(envelope)["pagination"], headers=headers)
+        return Answer(200, pagination=msgspec.to_builtins(result.envelope)["pagination"], headers=dict(result.headers))
 
     return opened.loop.run_until_complete(run())
 
@@ -279,5 +279,5 @@ async def test_served_body_matches(query: str) -> None:
     things = memory_target().resources["things"]
     app = app_serving(things)
     with pytest.raises(InvalidQueryError) as raised:
-        things.parse(QueryString.read(query, LIMITS), app=app)
+        parse_query(things, QueryString.read(query, LIMITS), app=app)
     assert body_size(bad_request(raised.value)) == len(body) <= BODY_LIMIT

@@ -38,7 +38,8 @@ from litestar_listing.backends.sqlalchemy import model_graph
 from litestar_listing.core.errors import InvalidQueryError
 from litestar_listing.core.query import FilterSyntax, ListQuery, Policy
 from litestar_listing.core.schema import ModelGraph
-from litestar_listing.plugin.policies import policy_of
+from litestar_listing.plugin.policies import resolved_policy
+from litestar_listing.plugin.prepared import prepare
 from tests.conformance.fixture import memory_rows
 from tests.conformance.models import Thing
 from tests.conformance.targets import PART_COUNT, Target
@@ -79,7 +80,7 @@ def policies(company: int | None) -> tuple[Policy, ...]:
         "Part": {"supplier_id": company},
         "Tag": {"id": None if company is None else _tags_of(company)},
     }
-    return tuple(policy_of(GRAPH.entities[name], value) for name, value in values.items())
+    return tuple(resolved_policy(GRAPH.entities[name], value) for name, value in values.items())
 
 
 def shape(item: Mapping[str, Any], tree: Mapping[str, Any]) -> object:
@@ -164,7 +165,7 @@ def test_no_answer_depends_on_rows_outside_the_policies(opened: Opened) -> None:
     if not scene.resource.backend.capabilities.row_policies:
         return
     document = scene.resource.backend.capabilities.filter_syntax is FilterSyntax.DOCUMENT
-    domain = Domain.of(scene.resource.field_map, memory_rows())
+    domain = Domain.of(prepare(scene.resource).field_map, memory_rows())
     loop = opened.loop
 
     @profile()

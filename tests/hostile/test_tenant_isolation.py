@@ -14,7 +14,7 @@ target's backends, the resources of ``SCOPED`` carry a forced filter:
 Relational targets use the conformance exposure (``THINGS_OPTIONS``), Beanie the document-store one
 (``BEANIE_OPTIONS``: own fields and references only, filtered by equality).
 
-The REAL list action runs: ``Resource.list(connection)`` with an ``ASGIConnection`` whose scope holds
+The REAL list action runs: ``list_resource(resource, connection)`` with an ``ASGIConnection`` whose scope holds
 the raw query string and, in ``scope["user"]`` (what ``tenant_scope`` reads), a user of company 1, 2,
 3, of company 4 (which has no things), a user without a company, or a platform administrator (of
 company 1). The queries are the hand-written ``SEED_QUERIES`` (on the ``SEEDED`` resources) and then
@@ -58,9 +58,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 from litestar.exceptions import NotAuthorizedException
 
-from litestar_listing import ListContext, Resource
+from litestar_listing import ListContext, Resource, list_resource
 from litestar_listing.core.errors import InvalidQueryError
 from litestar_listing.core.query import FilterSyntax
+from litestar_listing.plugin.prepared import prepare
 from litestar_listing.plugin.scoping import ScopeRule, tenant_scope
 from tests.apps import served
 from tests.conformance.fixture import DELETED_IDS, memory_rows
@@ -227,7 +228,7 @@ async def listed(target: Target, resource: Resource, query: str, user: User) -> 
     connection = request(query, user, served(resource))
     try:
         async with target.context() as context:
-            envelope = await resource.list(connection, session=context.session)
+            envelope = (await list_resource(resource, connection, session=context.session)).envelope
     except InvalidQueryError as error:
         return rejected(error)
     except Exception as error:
@@ -342,7 +343,7 @@ def test_no_query_reaches_another_tenant(opened: Opened) -> None:
         for name in SEEDED:
             loop.run_until_complete(scene.check(name, query))
     seeded = scene.queries
-    domains = {spec.name: Domain.of(scene.resources[spec.name].field_map, rows_of(spec)) for spec in SCOPED}
+    domains = {spec.name: Domain.of(prepare(scene.resources[spec.name]).field_map, rows_of(spec)) for spec in SCOPED}
     cases = st.one_of(
         [st.tuples(st.just(spec.name), hostile_queries(domains[spec.name], document=scene.document)) for spec in SCOPED]
     )
@@ -370,7 +371,7 @@ def test_a_request_without_user_is_refused(opened: Opened, spec: Scoped) -> None
     resource = scoped_resource(opened.target.resources[spec.source], spec)
     for query in ("", "company_id=1", "count=100"):
         with pytest.raises(NotAuthorizedException):
-            opened.loop.run_until_complete(resource.list(request(query, None, served(resource))))
+            opened.loop.run_until_complete(list_resource(resource, request(query, None, served(resource))))
 
 
 @pytest.mark.parametrize(

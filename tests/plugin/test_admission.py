@@ -9,7 +9,16 @@ from typing import Any
 import pytest
 from litestar import Litestar
 
-from litestar_listing import ConfigurationError, ListContext, ListingPlugin, ListQuery, MemoryBackend, Page, Resource
+from litestar_listing import (
+    ConfigurationError,
+    ListContext,
+    ListingPlugin,
+    ListQuery,
+    MemoryBackend,
+    Page,
+    Resource,
+    list_resource,
+)
 from litestar_listing.core.errors import UnavailableError
 from litestar_listing.plugin.exceptions import as_http
 from tests.unit.graph import GRAPH
@@ -45,7 +54,7 @@ class Listed:
         self.app = Litestar(plugins=[plugin])
 
     async def list(self) -> Any:
-        return await self.resource.list(None, [], app=self.app)
+        return (await list_resource(self.resource, None, [], app=self.app)).envelope
 
 
 def resource(backend: SlowBackend, *, limit: int | None, queue_timeout: float = 30.0, timeout: float = 0.5) -> Listed:

@@ -8,7 +8,7 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from litestar_listing import ListingPlugin, MemoryBackend, Resource
+from litestar_listing import ListingPlugin, MemoryBackend, Resource, list_resource
 from litestar_listing.backends.base import Capabilities
 from litestar_listing.core.errors import ConfigurationError
 from litestar_listing.core.operators import OPERATORS
@@ -114,6 +114,6 @@ async def test_a_load_given_per_call_is_checked_too() -> None:
     resource = Resource("things", MemoryBackend(GRAPH, ROWS))
     served = Litestar(plugins=[ListingPlugin([resource])])
     with pytest.raises(ConfigurationError, match=r"load 'tgas': Thing has no relation 'tgas'; did you mean 'tags'\?"):
-        await resource.list(None, [], app=served, load=("tgas",))
-    envelope: Any = await resource.list(None, [("id", "3")], app=served, load=("owner",))
+        await list_resource(resource, None, [], app=served, load=("tgas",))
+    envelope: Any = (await list_resource(resource, None, [("id", "3")], app=served, load=("owner",))).envelope
     assert [(item["id"], item["owner"]["id"]) for item in envelope.data] == [(3, 2)]

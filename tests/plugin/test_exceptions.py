@@ -24,8 +24,11 @@ from litestar_listing import (
     MemoryBackend,
     Resource,
     UnavailableError,
+    list_resource,
 )
+from litestar_listing.plugin.binding import binding_of
 from litestar_listing.plugin.exceptions import as_http
+from litestar_listing.plugin.prepared import prepare
 from tests.plugin.test_admission import SlowBackend
 from tests.unit.graph import GRAPH
 
@@ -47,13 +50,13 @@ def test_the_declaration_is_frozen_and_prepared_once() -> None:
     resource = things()
     with pytest.raises(dataclasses.FrozenInstanceError):
         resource.timeout = 1.0  # type: ignore[misc]
-    assert resource.prepared is resource.build() is resource.prepared
-    assert resource.prepared.message == "Listed things."
+    assert prepare(resource) is prepare(resource) is prepare(resource)
+    assert prepare(resource).message == "Listed things."
     copy = dataclasses.replace(resource, message="Things.")
     assert copy is not resource
-    assert copy.prepared is not resource.prepared
-    assert copy.prepared.message == "Things."
-    assert copy.envelope is not resource.envelope
+    assert prepare(copy) is not prepare(resource)
+    assert prepare(copy).message == "Things."
+    assert prepare(copy).envelope is not prepare(resource).envelope
 
 
 def test_the_plugin_binds_without_writing_to_the_declaration() -> None:
@@ -61,7 +64,7 @@ def test_the_plugin_binds_without_writing_to_the_declaration() -> None:
     before = dict(vars(resource))
     plugin = ListingPlugin([resource], max_concurrent_lists=2)
     first, second = Litestar(plugins=[plugin]), Litestar(plugins=[plugin])
-    bindings = [resource.binding(None, app) for app in (first, second)]
+    bindings = [binding_of(resource, None, app, used_by="a test") for app in (first, second)]
     assert bindings[0] is not bindings[1]  # each application derives its own
     assert all(binding.admission is not None for binding in bindings)
     assert bindings[0].admission is not bindings[1].admission
@@ -80,7 +83,7 @@ async def test_a_bad_query_raises_the_library_error_with_every_key() -> None:
     resource = things()
     served = Litestar(plugins=[ListingPlugin([resource])])
     with pytest.raises(InvalidQueryError) as raised:
-        await resource.list(None, [("small", "x"), ("nope", "1"), ("page", "0")], app=served)
+        await list_resource(resource, None, [("small", "x"), ("nope", "1"), ("page", "0")], app=served)
     assert [error.key for error in raised.value.errors] == BAD_KEYS
 
 
@@ -88,7 +91,7 @@ async def test_a_slow_store_raises_the_library_error() -> None:
     resource = slow()
     served = Litestar(plugins=[ListingPlugin([resource])])
     with pytest.raises(UnavailableError, match=r"listing things took longer than 0\.05 s") as raised:
-        await resource.list(None, [], app=served)
+        await list_resource(resource, None, [], app=served)
     assert raised.value.reason == "timeout"
 
 
@@ -119,7 +122,7 @@ def test_a_handler_of_ones_own_gets_the_same_answers() -> None:
 
     @get("/mine")
     async def mine(request: Request[Any, Any, Any]) -> Any:
-        return await resource.list(request)
+        return (await list_resource(resource, request)).envelope
 
     app = Litestar([mine], plugins=[ListingPlugin([], unmounted=[resource])])
     with TestClient(app) as client:
@@ -161,7 +164,7 @@ def test_the_applications_handlers_for_litestars_exceptions_apply() -> None:
 
     @get("/slow")
     async def listed(request: Request[Any, Any, Any]) -> Any:
-        return await resource.list(request)
+        return (await list_resource(resource, request)).envelope
 
     router = Router("/v2", route_handlers=[listed], exception_handlers={503: _own_503})
     app = Litestar([router], plugins=[ListingPlugin([], unmounted=[resource])])

@@ -17,6 +17,7 @@ from litestar.testing import TestClient
 from litestar_listing import ListingPlugin, MemoryBackend, Resource
 from litestar_listing.core.cursor import CursorToken
 from litestar_listing.core.errors import ConfigurationError
+from litestar_listing.plugin.prepared import prepare
 from tests.unit.graph import GRAPH
 
 # 25 rows; ``small`` repeats (0, 1, 2), so ordering by it needs the id tie-breaker.
@@ -175,4 +176,4 @@ def test_a_backend_without_keyset_fails_at_start() -> None:
         capabilities = MemoryBackend.capabilities.__class__()
 
     with pytest.raises(ConfigurationError, match="keyset"):
-        Resource("things", NoKeyset(GRAPH, ROWS), keyset=True).build()
+        prepare(Resource("things", NoKeyset(GRAPH, ROWS), keyset=True))

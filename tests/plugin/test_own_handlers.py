@@ -16,6 +16,7 @@ from litestar_listing import (
     ListResult,
     MemoryBackend,
     Resource,
+    list_resource,
     listing_route,
     provide_page,
     provide_query,
@@ -43,7 +44,7 @@ def test_a_handler_listing_a_resource_no_plugin_serves_says_how_to_give_it(plugi
 
     @get("/orphans")
     async def handler(request: Request[Any, Any, Any]) -> Any:
-        return await orphan.list(request)
+        return (await list_resource(orphan, request)).envelope
 
     # Found at the first list, not at start: an error of the application (500) whose message says what to do.
     with TestClient(Litestar([handler], plugins=plugins, debug=True)) as client:

@@ -24,6 +24,7 @@ from litestar_listing import (
     MemoryBackend,
     Resource,
     RowPolicy,
+    list_resource,
     request_policies,
     tenant_scope,
 )
@@ -218,10 +219,10 @@ def test_a_load_given_per_call_is_checked_like_the_declared_ones() -> None:
     resource = things()
     served = app([resource, users()])
     with pytest.raises(ConfigurationError, match=r"the load path 'owner' reaches User, whose rows resource 'users'"):
-        asyncio.run(resource.list(None, [], app=served, load=("owner",)))
+        asyncio.run(list_resource(resource, None, [], app=served, load=("owner",)))
     public = things(public_paths=("owner",))
     served = app([public, users()])
-    envelope = asyncio.run(public.list(None, [("id", "9")], app=served, load=("owner",)))
+    envelope = asyncio.run(list_resource(public, None, [("id", "9")], app=served, load=("owner",))).envelope
     assert [item["owner"]["name"] for item in envelope.data] == ["Frank"]  # type: ignore[attr-defined]
 
 

@@ -26,6 +26,7 @@ from litestar_listing import (
     tenant_scope,
 )
 from litestar_listing.backends.sqlalchemy import model_graph
+from litestar_listing.plugin.binding import binding_of
 from tests.conformance.fixture import memory_rows
 from tests.conformance.models import Thing
 from tests.plugin.test_policies import _middleware
@@ -87,10 +88,10 @@ def test_each_application_has_its_own_limits_and_documents_its_own_refusals(
 ) -> None:
     policed_client, open_client = clients
     policed_app, open_app = policed_client.app, open_client.app
-    admission = THINGS.binding(None, policed_app).admission
+    admission = binding_of(THINGS, None, policed_app, used_by="a test").admission
     assert admission is not None
     assert admission.limit == 1
-    assert THINGS.binding(None, open_app).admission is None
+    assert binding_of(THINGS, None, open_app, used_by="a test").admission is None
     policed_paths = policed_client.get("/schema/openapi.json").json()["paths"]
     open_paths = open_client.get("/schema/openapi.json").json()["paths"]
     assert "401" in policed_paths["/api/v1/items"]["get"]["responses"]

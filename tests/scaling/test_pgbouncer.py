@@ -16,6 +16,7 @@ import asyncpg
 import pytest
 
 from litestar_listing.core.parsing import forced_filter
+from litestar_listing.plugin.prepared import prepare
 from tests.conformance.cases import CASES, Case
 from tests.conformance.targets import Target, open_target
 from tests.conformance.test_conformance import with_policies
@@ -34,9 +35,11 @@ async def target(request: pytest.FixtureRequest) -> AsyncIterator[Target]:
 
 async def _check(target: Target, case: Case, gate: asyncio.Semaphore) -> None:
     resource = target.resources[case.resource]
-    forced = [forced_filter(resource.field_map, name, value) for name, value in case.forced]
+    forced = [forced_filter(prepare(resource).field_map, name, value) for name, value in case.forced]
     query = with_policies(
-        resource.parser.parse(parse_qsl(case.query, keep_blank_values=True), forced), resource.field_map.graph, case
+        prepare(resource).parser.parse(parse_qsl(case.query, keep_blank_values=True), forced),
+        prepare(resource).field_map.graph,
+        case,
     )
     async with gate, target.context() as context:
         # The statement timeout is transaction-local: a list with one must not leave it behind.

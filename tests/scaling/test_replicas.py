@@ -20,9 +20,10 @@ from piccolo.querystring import QueryString
 from sqlalchemy import Boolean, func, select
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 
-from litestar_listing import ListContext, ListingBackend, Resource
+from litestar_listing import ListContext, ListingBackend, Resource, list_resource
 from litestar_listing.backends.piccolo import PiccoloBackend
 from litestar_listing.backends.sqlalchemy import SQLAlchemyBackend
+from litestar_listing.plugin.prepared import prepare
 from tests.apps import serving
 from tests.conformance import piccolo_tables
 from tests.conformance.models import Thing
@@ -69,7 +70,7 @@ def resource(target: Target, replica: AsyncEngine, **options: Any) -> Resource:
 
 
 async def served_by_standby(target: Target, listed: Resource, *, primary: bool = False, **filters: str) -> list[bool]:
-    query = listed.parser.parse(list(filters.items()))
+    query = prepare(listed).parser.parse(list(filters.items()))
     async with target.context() as context:
         page = await listed.backend.fetch(query, ListContext(session=context.session, primary=primary))
     return [item["on_standby"] for item in page.items]
@@ -84,7 +85,7 @@ async def test_a_list_of_a_session_that_did_not_write_is_served_by_the_standby(
 async def test_a_request_that_wrote_lists_on_the_primary_and_sees_its_row(target: Target, standby: AsyncEngine) -> None:
     """SQLAlchemy: the session flushed a row; Piccolo: the list runs inside the transaction that wrote it."""
     listed = resource(target, standby)
-    query = listed.parser.parse([("id", str(NEW_ID))])
+    query = prepare(listed).parser.parse([("id", str(NEW_ID))])
     created = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
     if target.engine is None:
         async with target.context() as context:
@@ -111,7 +112,9 @@ async def test_the_call_may_ask_for_the_primary(target: Target, standby: AsyncEn
 async def listed_by_standby(target: Target, listed: Resource, *, primary: bool | None = None) -> set[bool]:
     """Through the resource's list action (``Resource.list``), as a handler would call it."""
     async with target.context() as context:
-        envelope = await listed.list(None, [], app=serving(listed), session=context.session, primary=primary)
+        envelope = (
+            await list_resource(listed, None, [], app=serving(listed), session=context.session, primary=primary)
+        ).envelope
     return {item["on_standby"] for item in msgspec.to_builtins(envelope)["data"]}
 
 

@@ -12,7 +12,7 @@ from litestar import Litestar, Request, get
 from sqlalchemy import ForeignKey, String
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
-from litestar_listing import ListingPlugin, Resource
+from litestar_listing import ListingPlugin, Resource, list_resource
 from litestar_listing.backends.sqlalchemy import SQLAlchemyBackend
 
 
@@ -66,7 +66,8 @@ projects = Resource(
 @get("/reports/projects")
 async def project_report(request: Request[Any, Any, Any]) -> Any:
     """The projects list, same query parameters, but loading the company instead of the tasks."""
-    return await projects.list(request, load=("company",))
+    result = await list_resource(projects, request, load=("company",))
+    return result.response()
 
 
 # end-example per-call

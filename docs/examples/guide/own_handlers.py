@@ -25,6 +25,7 @@ from litestar_listing import (
     ListQuery,
     ListResult,
     Resource,
+    list_resource,
     listing_operation,
     listing_route,
     provide_page,
@@ -132,11 +133,11 @@ async def archive_query(list_query: SkipValidation[ListQuery]) -> dict[str, Any]
 @get("/archive.csv", operation_class=listing_operation(archive), media_type=MediaType.TEXT)
 async def archive_csv(request: Request[Any, Any, Any]) -> str:
     """The page as CSV; ``listing_operation`` documents the parameters this handler reads itself."""
-    envelope: Any = await archive.list(request)
+    result = await list_resource(archive, request)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["id", "name", "status"])
-    writer.writerows([item["id"], item["name"], item["status"]] for item in envelope.data)
+    writer.writerows([item["id"], item["name"], item["status"]] for item in result.items)
     return out.getvalue()
 
 

@@ -18,7 +18,7 @@ from sqlalchemy import Integer, String, literal_column, text
 from sqlalchemy.ext.asyncio import create_async_engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-from litestar_listing import ListingPlugin, Resource, UnavailableError
+from litestar_listing import ListingPlugin, Resource, UnavailableError, list_resource
 from litestar_listing.backends.piccolo import PiccoloBackend
 from litestar_listing.backends.piccolo import prepare_engine as prepare_piccolo_engine
 from litestar_listing.backends.sqlalchemy import SQLAlchemyBackend, prepare_engine
@@ -64,7 +64,7 @@ def create_app(url: str) -> Litestar:
         db_session.add(Note(text="report requested"))
         await db_session.flush()  # the session's transaction is open: the list runs in a SAVEPOINT
         try:
-            await reports.list(request, [], session=db_session)
+            await list_resource(reports, request, [], session=db_session)
             outcome = "report listed"
         except UnavailableError:  # the plugin would have answered 503
             outcome = "report timed out"
@@ -110,7 +110,7 @@ def create_piccolo_app(engine: Engine[Any]) -> Litestar:
         async with engine.transaction() as transaction:
             await Journal.insert(Journal(text="report requested"))
             try:
-                await reports.list(request, [])
+                await list_resource(reports, request, [])
                 outcome = "report listed"
             except UnavailableError:
                 outcome = "report timed out"
