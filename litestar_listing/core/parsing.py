@@ -137,7 +137,7 @@ class QueryString:
 
     @classmethod
     def of(cls, params: Iterable[tuple[str, str]], limits: Limits) -> QueryString:
-        """Pairs already decoded (``Resource.parse``, tests): the first ``max_parameters`` of them are read."""
+        """Pairs already decoded (``parse_query``, tests): the first ``max_parameters`` of them are read."""
         listed = list(params)
         read = tuple(listed[: limits.max_parameters])
         rest = listed[limits.max_parameters :]
