@@ -58,7 +58,10 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, create_async_engin
 from litestar_listing import Resource
 from litestar_listing.backends.sqlalchemy import SQLAlchemyBackend, prepare_engine
 from litestar_listing.demo.app import piccolo_backends, sqlalchemy_backends
-from litestar_listing.demo.server import HOST, SQL_DATABASES, Server, ServerError, start
+
+# tests/harness.py lives outside the package: the repository root goes first on the path to import it.
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
+from tests.harness import HOST, SQL_DATABASES, Server, ServerError, start
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 LUA = ROOT / "benchmarks" / "bench.lua"

@@ -35,7 +35,10 @@ from litestar_listing.core.errors import InvalidQueryError
 from litestar_listing.core.parsing import Limits, QueryString
 from litestar_listing.core.schema import ValueType
 from litestar_listing.demo.app import demo_app, resources, sqlalchemy_backends
-from litestar_listing.demo.server import asgi_get
+
+# tests/harness.py lives outside the package: the repository root goes first on the path to import it.
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
+from tests.harness import asgi_get
 
 __all__ = ("TARGETS", "markdown", "measure", "target_lines", "write")
 
