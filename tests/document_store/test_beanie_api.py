@@ -22,6 +22,7 @@ from pydantic import Field, SecretStr
 
 from litestar_listing import EnrichContext, ListingPlugin, Resource, owner_scope, tenant_scope
 from litestar_listing.backends.beanie import BeanieBackend, loading
+from tests.apps import user_from_header
 from tests.conftest import document_store
 from tests.matrix import Store, databases_of, selected
 
@@ -125,19 +126,6 @@ def add_length(items: list[dict[str, Any]], context: EnrichContext) -> None:
 
 
 def make_app() -> Litestar:
-    async def set_user(scope: Any, receive: Any, send: Any, asgi: Any) -> None:
-        scope["user"] = USERS.get(dict(scope["headers"]).get(b"x-user", b"").decode())
-        await asgi(scope, receive, send)
-
-    def middleware(app: Any) -> Any:
-        async def wrapped(scope: Any, receive: Any, send: Any) -> None:
-            if scope["type"] == "http":
-                await set_user(scope, receive, send, app)
-            else:
-                await app(scope, receive, send)
-
-        return wrapped
-
     common: dict[str, Any] = {
         "search_fields": ("title", "owner__name"),
         "order_fields": ("*", "owner__name", "company__name"),
@@ -157,7 +145,7 @@ def make_app() -> Litestar:
         ),
         Resource("my-notes", BeanieBackend(Note), scopes=(owner_scope("owner_id"),), **common),
     ]
-    return Litestar(plugins=[ListingPlugin(resources)], middleware=[middleware])
+    return Litestar(plugins=[ListingPlugin(resources)], middleware=[user_from_header(USERS)])
 
 
 @pytest.fixture(scope="module", params=STORES)

@@ -54,6 +54,7 @@ from litestar_listing.backends.piccolo import PiccoloBackend
 from litestar_listing.backends.piccolo import prepare_engine as prepare_piccolo_engine
 from litestar_listing.backends.sqlalchemy import SQLAlchemyBackend, model_graph, prepare_engine
 from litestar_listing.core.query import FilterSyntax
+from tests.apps import user_from_header
 from tests.conformance import beanie_documents, piccolo_tables
 from tests.conformance.aliases import beanie_backends, piccolo_values, sqlalchemy_values
 from tests.conformance.fixture import COMPANIES, PARTS, TAGS, THINGS, USERS, memory_rows
@@ -136,19 +137,11 @@ def row_policies(policy_set: str) -> list[RowPolicy]:
     ]
 
 
-def _users(scope: Any) -> Any:
-    name = dict(scope.get("headers", [])).get(b"x-user", b"").decode()
+def _user_named(name: str) -> dict[str, Any]:
+    """The user of an ``x-user`` header: the administrator, ``none`` (no company) or a company's id."""
     if name == ADMIN:
         return {"company_id": None, "is_platform_admin": True}
     return {"company_id": None if name == "none" else int(name), "is_platform_admin": False}
-
-
-def _authenticate(app: Any) -> Any:
-    async def middleware(scope: Any, receive: Any, send: Any) -> None:
-        scope["user"] = _users(scope)
-        await app(scope, receive, send)
-
-    return middleware
 
 
 def listed(backend: ListingBackend, *, document: bool, **options: Any) -> Resource:
@@ -357,7 +350,7 @@ async def _documents_deleted(hidden: Ids | None) -> AsyncIterator[None]:
 
 def _app(store: Store, policies: list[RowPolicy] | None = None) -> Litestar:
     plugin = ListingPlugin(store.resources, policies=policies or [])
-    return Litestar(plugins=[*store.plugins, plugin], middleware=[_authenticate])
+    return Litestar(plugins=[*store.plugins, plugin], middleware=[user_from_header(_user_named)])
 
 
 @asynccontextmanager
