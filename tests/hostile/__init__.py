@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
-from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
@@ -22,6 +22,7 @@ from litestar_listing.plugin.resource import query_items
 from tests.conformance.models import Thing
 from tests.conformance.targets import Target
 from tests.conformance.targets import open_target as open_conformance_target
+from tests.loops import entered_on_own_loop
 
 if TYPE_CHECKING:
     from litestar import Litestar
@@ -57,16 +58,8 @@ class Opened:
 @contextmanager
 def opened_on_own_loop(target: TestTarget) -> Iterator[Opened]:
     """``open_target(target)`` on a new event loop, closed with it afterwards."""
-    loop = asyncio.new_event_loop()
-    stack = AsyncExitStack()
-    try:
-        yield Opened(loop.run_until_complete(stack.enter_async_context(open_target(target))), loop)
-    finally:
-        try:
-            loop.run_until_complete(stack.aclose())
-        finally:
-            loop.run_until_complete(loop.shutdown_asyncgens())
-            loop.close()
+    with entered_on_own_loop(open_target(target)) as (loaded, loop):
+        yield Opened(loaded, loop)
 
 
 def request(query: str, user: object | None, app: Litestar | None = None) -> ASGIConnection[Any, Any, Any, Any]:
