@@ -74,8 +74,8 @@ from tests.conformance.targets import (
 )
 from tests.conftest import async_url, scratch_folder
 from tests.differential.strategies import Domain
-from tests.hostile import HOSTILE_DATABASE, Opened, pruned
-from tests.hostile.strategies import hostile_queries, profile, profile_name
+from tests.hostile import HOSTILE_DATABASE, Opened, Tally, pruned
+from tests.hostile.strategies import hostile_queries, profile
 
 Ids = Mapping[str, frozenset[int]]
 COMPANY_IDS = (1, 2, None)
@@ -278,9 +278,7 @@ class Scene:
     policed: dict[str, httpx.AsyncClient]
     twins: dict[tuple[str, str], httpx.AsyncClient]
     beanie_hidden: dict[tuple[str, str], Ids] = dataclasses.field(default_factory=dict)
-    queries: int = 0
-    compared: int = 0
-    rows_seen: int = 0
+    tally: Tally = dataclasses.field(default_factory=Tally)
 
     @property
     def viewers(self) -> list[tuple[str, str]]:
@@ -303,7 +301,7 @@ class Scene:
             answers.append((got.status_code, sorted(got.headers.multi_items()), got.content))
             answers.append((headed.status_code, sorted(headed.headers.multi_items()), headed.content))
             if got.status_code == 200:
-                self.rows_seen += len(got.json()["data"])
+                self.tally.rows_seen += len(got.json()["data"])
             link = got.headers.get("link")
             if link is None:
                 break
@@ -311,7 +309,7 @@ class Scene:
         return answers
 
     async def check(self, query: str) -> None:
-        self.queries += 1
+        self.tally.queries += 1
         await self.compare(f"/api/v1/things/?{query}")
 
     async def compare(self, url: str) -> None:
@@ -322,7 +320,7 @@ class Scene:
             hidden = self.beanie_hidden.get((policy_set, user))
             async with _documents_deleted(hidden):
                 expected = await self.answer(twin, url, ADMIN)
-            self.compared += 1
+            self.tally.answers += 1
             where = f"{self.target.id}: {url} as {user} under the {policy_set} policies"
             assert full == expected, f"{where}: answered {full}, with the invisible rows deleted {expected}"
 
@@ -419,13 +417,10 @@ def test_every_readable_part_of_an_answer_ignores_invisible_rows(opened: Opened)
             return scene
 
     scene = loop.run_until_complete(run())
-    summary = (
-        f"{target.id} ({profile_name()} profile): {scene.queries} queries, {scene.compared} answers compared "
-        f"(GET and HEAD, up to three pages each), {scene.rows_seen} rows seen"
-    )
-    print(summary)  # noqa: T201 - the tally, shown by ``pytest -rP`` or ``-s``
-    assert scene.queries >= profile().max_examples, summary
-    assert scene.rows_seen > scene.queries, summary
+    tally = scene.tally
+    summary = tally.summary(target, answers=" (GET and HEAD, up to three pages each)")
+    assert tally.queries >= profile().max_examples, summary
+    assert tally.rows_seen > tally.queries, summary
 
 
 # ---------------------------------------------------------------- estimated totals
