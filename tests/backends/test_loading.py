@@ -7,7 +7,7 @@ not grow with the page size (one statement per to-many relation for the whole pa
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 from urllib.parse import parse_qsl
@@ -22,7 +22,7 @@ from litestar_listing.core.parsing import equality_filter
 from litestar_listing.core.query import FieldPath, Policy
 from tests.conformance.fixture import THINGS, USERS, company_row, part_rows, role_row, tag_rows
 from tests.conformance.models import ConformanceBase
-from tests.conformance.targets import Target, memory_target, open_target
+from tests.conformance.targets import Target, memory_target, target_fixture
 from tests.matrix import Store, selected
 
 LOAD = ("owner__manager__role", "reviewer", "company", "tags", "parts__supplier")
@@ -64,10 +64,7 @@ def expected_thing(thing_id: int) -> dict[str, Any]:
     return thing
 
 
-@pytest.fixture(scope="module", params=selected(store=Store.SQL), ids=str)
-async def target(request: pytest.FixtureRequest) -> AsyncIterator[Target]:
-    async with open_target(request.param) as loaded:
-        yield loaded
+target = target_fixture(selected(store=Store.SQL))
 
 
 @contextmanager
