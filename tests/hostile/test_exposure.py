@@ -487,14 +487,11 @@ def schema_only_database(database: str, tmp_path: Path) -> str:
     return url
 
 
-@pytest.fixture(
-    scope="module",
-    params=[pytest.param((target.backend, target.database), id=target.id) for target in DEMO_TARGETS],
-)
+@pytest.fixture(scope="module", params=DEMO_TARGETS, ids=str)
 def demo(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient[Litestar]]:
-    backend, database = request.param
-    url = schema_only_database(database, tmp_path_factory.mktemp("hostile-demo"))
-    with TestClient(create_app(url, backend=backend)) as client:
+    target = request.param
+    url = schema_only_database(target.database, tmp_path_factory.mktemp("hostile-demo"))
+    with TestClient(create_app(url, backend=target.backend)) as client:
         yield client
 
 
