@@ -930,7 +930,10 @@ def markdown(report: dict[str, Any]) -> str:
 
 
 def speed_targets(report: dict[str, Any]) -> list[str]:
-    """The fixed-cost targets (issue 18): in-process ratios to the floor, and small pages over HTTP."""
+    """The fixed-cost targets: in-process ratios to the floor, and small pages over HTTP.
+
+    The targets and their measure: (docs: benchmarks, "The targets in the runs below").
+    """
     lines = []
     # The ceilings of the in-process ratios, by (database, size), and the HTTP floors by database.
     ceilings = {("sqlite", "flights"): 2.0, ("sqlite", "1m"): 1.3, ("postgresql", "1m"): 1.10}

@@ -1,4 +1,6 @@
-"""The "parse" section of ``nox -s bench``: hostile query strings at the limits against a typical one (issue 13).
+"""The "parse" section of ``nox -s bench``: hostile query strings at the limits against a typical one.
+
+The page it writes: (docs: benchmarks, "Parsing hostile query strings").
 
 Per resource of the demo, the CPU time (``time.process_time``) of what a request costs on the event
 loop before any statement: ``QueryString.read`` of the raw query string and ``QueryParser.parse``

@@ -209,7 +209,7 @@ async def _check_server_version(client: Any) -> None:
         minimum = ".".join(map(str, MINIMUM_MONGODB))
         message = (
             f"MongoDB {info['version']} at MONGODB_URL is older than {minimum}, the oldest the Beanie backend "
-            "supports (docs: guide/backends.md, 'MongoDB versions and the test store')"
+            'supports (docs: backends, "MongoDB versions and the test store")'
         )
         pytest.fail(message, pytrace=False)
 

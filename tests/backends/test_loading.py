@@ -1,4 +1,4 @@
-"""Eager loading (spec §4.5) on every SQL backend x database: nested items and statement counts.
+"""Eager loading (docs: eager loading) on every SQL backend x database: nested items and statement counts.
 
 Expected items are built from the fixture tuples, not from any backend; the statement count must
 not grow with the page size (one statement per to-many relation for the whole page).
@@ -170,7 +170,7 @@ async def test_statements_do_not_grow_with_the_page(target: Target) -> None:
     assert len(small) == len(large) == 4, large
 
 
-# Row policies on eager loading (DESIGN.md, "Row policies"): Acme's users (company 1) and Acme
+# Row policies on eager loading (docs: scoping, "Row policies"): Acme's users (company 1) and Acme
 # itself; parts supplied by Acme or Umbrella (1, 4); the tags red and blue (ids 1, 2). Things are
 # not restricted, so every tenant's things show which of their relations stay hidden.
 LOAD_POLICIES = (

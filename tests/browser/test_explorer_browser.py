@@ -120,7 +120,7 @@ async def _filter_by_carrier(page: Page, operation: Locator, base_url: str) -> i
     total: int = unfiltered["pagination"]["total"]
     assert shown["pagination"]["total"] < total
 
-    # The picture for the docs: the request URL and the response shown, under the parameters.
+    # The picture the docs show: the request URL and the response shown, under the parameters.
     await operation.locator(".responses-wrapper").first.evaluate("node => node.scrollIntoView()")
     await page.mouse.wheel(0, -120)
     SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)

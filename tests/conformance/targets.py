@@ -335,13 +335,13 @@ async def piccolo_target(database: str, name: str = "litestar_listing_conformanc
 
 BEANIE_OPTIONS: Mapping[str, Any] = {
     **THINGS_OPTIONS,
-    # Document stores filter own fields only (spec §4.4.6, §4.4.9); the table's 400 cases need
-    # the opt-in error for unknown names instead of the default of ignoring them.
+    # Document stores filter own fields only (docs: query language, "Document-store resources"); the
+    # table's 400 cases need the opt-in error for unknown names instead of the default of ignoring them.
     "filter_fields": ("*",),
     "ignore_unknown_filters": False,
 }
 # A part's link to its thing is a DBRef, whose $id an expression reads with link_id ($getField): MongoDB's
-# documentation refuses "thing.$id" as a foreignField (docs: guide/backends.md).
+# documentation refuses "thing.$id" as a foreignField (docs: backends, "MongoDB versions and the test store").
 _PARTS_LOOKUP = {
     "$lookup": {
         "from": "parts",

@@ -1,7 +1,7 @@
 """Beanie resources through Litestar's test client, on the embedded store (or MONGODB_URL).
 
-ObjectId-keyed documents, as real document-store resources have them (spec §2.4). Expectations are
-hand counts over ``NOTES`` below.
+ObjectId-keyed documents, as real document-store resources have them (docs: backends, "Beanie
+(MongoDB)"). Expectations are hand counts over ``NOTES`` below.
 """
 
 from __future__ import annotations
@@ -203,7 +203,8 @@ async def test_order_by_a_link_path_puts_missing_links_last(client: AsyncTestCli
     ]  # fmt: skip
 
 
-# ---------------------------------------------------------------- filters, spec §4.4.9
+# ---------------------------------------------------------------- filters
+# (docs: query language, "Document-store resources")
 async def test_reference_by_name_and_by_id_alias(client: AsyncTestClient[Litestar]) -> None:
     by_name = await client.get("/api/v1/notes/", params={"owner": str(ANN), "order_by": "id"})
     by_alias = await client.get("/api/v1/notes/", params={"owner_id": str(ANN), "order_by": "id"})
@@ -294,7 +295,7 @@ async def test_order_by_unexposed_or_store_names_is_a_400(client: AsyncTestClien
         assert [item["key"] for item in response.json()["extra"]] == ["order_by"]
 
 
-# ---------------------------------------------------------------- search, spec §4.2
+# ---------------------------------------------------------------- search (docs: query language, "Search")
 async def test_search_ignores_case_by_unicode_folding(client: AsyncTestClient[Litestar]) -> None:
     assert numbers(await client.get("/api/v1/notes/", params={"search": "ÁLBUM", "order_by": "id"})) == [21]
     assert numbers(await client.get("/api/v1/notes/", params={"search": "album", "order_by": "id"})) == [22]

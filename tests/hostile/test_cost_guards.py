@@ -1,6 +1,6 @@
 """Cost guards: oversized input is a fast 400, a runaway list a bounded 503, on every backend.
 
-The limits of DESIGN.md ("Limits", "Bounds") answer before any statement runs; a list that takes
+The limits (docs: query language, "Limits"; security, "Bounds") answer before any statement runs; a list that takes
 longer than its resource's ``timeout`` is cancelled and answered 503 (the store's own guards:
 PostgreSQL is asked to cancel, MongoDB gets ``maxTimeMS``). The wall-clock bounds asserted here are
 hang checks, generous by design, not speed targets.

@@ -422,7 +422,8 @@ def test_no_wildcard_exposes_a_private_field(opened: Opened) -> None:
     backend = opened.target.resources["things"].backend
     graph = backend.model_graph()
     assert graph.entities["User"].fields["password_hash"].private, "the fixture's private field is not private"
-    # Document stores filter own fields only (spec §4.4.9): their wildcards go to order_fields alone.
+    # Document stores filter own fields only (docs: query language, "Document-store resources"): their
+    # wildcards go to order_fields alone.
     filters = ("*",) if is_document(backend) else ("*", *WILDCARDS)
     resource = Resource("things", backend, filter_fields=filters, order_fields=("*", *WILDCARDS))
     field_map = resource.field_map

@@ -1,4 +1,4 @@
-"""Row policies as a property: no answer depends on a row outside the user's policies (docs: guide/scoping.md).
+"""Row policies as a property: no answer depends on a row outside the user's policies (docs: scoping, "Row policies").
 
 Targets: every selected backend x database, with the conformance data (``tests/conformance/fixture.py``).
 Five models carry a policy per company ``c``, linked every way a relation can be:

@@ -375,8 +375,8 @@ def test_a_request_without_user_is_refused(opened: Opened, spec: Scoped) -> None
 def test_a_tenant_of_none_matches_no_row_on_a_nullable_path(opened: Opened, path: str) -> None:
     """A non-administrator whose company is None sees nothing, whatever the scoped path holds.
 
-    ``tenant_scope`` forces ``{path: user.company_id}``; equality never matches NULL (DESIGN.md,
-    "NULL"; the memory backend lists nothing). Were the forced equality compiled as ``IS NULL``, a
+    ``tenant_scope`` forces ``{path: user.company_id}``; equality never matches NULL (the memory
+    backend lists nothing; docs: design, "NULL"). Were the forced equality compiled as ``IS NULL``, a
     user without a company would see every row whose tenant is NULL: unowned things, things of
     other companyless users.
     """

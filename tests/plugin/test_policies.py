@@ -1,4 +1,7 @@
-"""Row policies on the plugin: the start-up check, the explicit opt-out, and the leak requests of issue 15.
+"""Row policies on the plugin: the start-up check, the explicit opt-out, and the requests that leaked without them.
+
+The leaks: another tenant's rows read from the side through a relation path in a filter, the search
+or the order (docs: scoping, "Row policies").
 
 The data set is the conformance fixture (``tests/conformance/fixture.py``) on the memory backend; the
 compilers' share of the rules is in the conformance table (``policy:*`` cases, every backend).

@@ -1,4 +1,6 @@
-"""The scoping presets read the user however Litestar gives it: objects, mappings, getters (spec §4.4.10).
+"""The scoping presets read the user however Litestar gives it: objects, mappings, getters.
+
+The presets: (docs: scoping, "The presets").
 
 On the memory backend: ``ROWS`` of ``tests/plugin/test_plugin.py`` has owner 1 on the 12 even ids
 of 1..25 and owner 2 on the 13 odd ones; ``owner_id`` stands for the tenant and for the owner.
