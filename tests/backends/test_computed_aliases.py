@@ -10,8 +10,6 @@ counted ones.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import pytest
 from piccolo.columns import Integer
 from piccolo.querystring import QueryString
@@ -27,16 +25,13 @@ from litestar_listing.core.errors import ConfigurationError
 from tests.conformance import aliases, piccolo_tables
 from tests.conformance.aliases import VIEWERS, by_value, expected_owner_reports, expected_reports, listed
 from tests.conformance.models import Thing, User
-from tests.conformance.targets import Target, open_target
+from tests.conformance.targets import Target, target_fixture
 from tests.matrix import Store, selected
 
 DATABASE = "litestar_listing_aliases"
 
 
-@pytest.fixture(scope="module", params=selected(store=Store.SQL), ids=str)
-async def target(request: pytest.FixtureRequest) -> AsyncIterator[Target]:
-    async with open_target(request.param, DATABASE) as loaded:
-        yield loaded
+target = target_fixture(selected(store=Store.SQL), DATABASE)
 
 
 @pytest.mark.parametrize("viewer", VIEWERS, ids=str)

@@ -1,4 +1,4 @@
-"""Eager loading (spec §4.5) on every SQL backend x database: nested items and statement counts.
+"""Eager loading (docs: eager loading) on every SQL backend x database: nested items and statement counts.
 
 Expected items are built from the fixture tuples, not from any backend; the statement count must
 not grow with the page size (one statement per to-many relation for the whole page).
@@ -7,7 +7,7 @@ not grow with the page size (one statement per to-many relation for the whole pa
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 from urllib.parse import parse_qsl
@@ -23,7 +23,7 @@ from litestar_listing.core.query import FieldPath, Policy
 from litestar_listing.plugin.prepared import prepare
 from tests.conformance.fixture import THINGS, USERS, company_row, part_rows, role_row, tag_rows
 from tests.conformance.models import ConformanceBase
-from tests.conformance.targets import Target, memory_target, open_target
+from tests.conformance.targets import Target, memory_target, target_fixture
 from tests.matrix import Store, selected
 
 LOAD = ("owner__manager__role", "reviewer", "company", "tags", "parts__supplier")
@@ -65,10 +65,7 @@ def expected_thing(thing_id: int) -> dict[str, Any]:
     return thing
 
 
-@pytest.fixture(scope="module", params=selected(store=Store.SQL), ids=str)
-async def target(request: pytest.FixtureRequest) -> AsyncIterator[Target]:
-    async with open_target(request.param) as loaded:
-        yield loaded
+target = target_fixture(selected(store=Store.SQL))
 
 
 @contextmanager
@@ -174,7 +171,7 @@ async def test_statements_do_not_grow_with_the_page(target: Target) -> None:
     assert len(small) == len(large) == 4, large
 
 
-# Row policies on eager loading (DESIGN.md, "Row policies"): Acme's users (company 1) and Acme
+# Row policies on eager loading (docs: scoping, "Row policies"): Acme's users (company 1) and Acme
 # itself; parts supplied by Acme or Umbrella (1, 4); the tags red and blue (ids 1, 2). Things are
 # not restricted, so every tenant's things show which of their relations stay hidden.
 LOAD_POLICIES = (

@@ -4,7 +4,7 @@ A project's ``parent`` is a project that may be listed itself and be another's `
 member may be a project's ``lead`` (with its ``manager`` loaded) and one of its ``members``. The
 to-one loads are joined into the page statement, the to-many ones are select-in statements of their
 own: each must keep what the other loaded, and both follow the request's row policies (docs:
-guide/scoping.md, guide/eager-loading.md). Expected items are written out by hand from the rows below.
+scoping, "Row policies"; eager loading). Expected items are written out by hand from the rows below.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """The demo's API explorer in headless Chromium, on a real demo server, with every non-loopback request blocked.
 
-A demo server (``litestar_listing/demo/server.py``, the harness of the fuzz session and the
-benchmarks) serves a fresh SQLite database. The browser opens the explorer, runs the flights list
-with ``carrier=UA`` from the page and reads the response the page shows; it then signs in through
+A demo server (``tests/harness.py``, the harness of the fuzz session and the benchmarks) serves a
+fresh SQLite database. The browser opens the explorer, runs the flights list with ``carrier=UA``
+from the page and reads the response the page shows; it then signs in through
 "Authorize" with a demo token and runs the list again. Each answer shown must equal the API's own
 answer to the same request, and no request may leave the machine (Swagger UI comes from the
 installed package, not from a CDN). The page with the first response is saved as
@@ -35,7 +35,7 @@ if not IN_CI:  # the browser dependency group; in CI its absence fails the impor
 from playwright.async_api import Locator, Page, Request, Route, async_playwright
 
 from litestar_listing.demo.explorer import EXPLORER_PATH
-from litestar_listing.demo.server import Combination, serve_demo, server_errors
+from tests.harness import Combination, serve_demo, server_errors
 
 ROOT = Path(__file__).resolve().parents[2]
 # A test run leaves tracked files alone: the committed picture is rewritten only on request.
@@ -120,7 +120,7 @@ async def _filter_by_carrier(page: Page, operation: Locator, base_url: str) -> i
     total: int = unfiltered["pagination"]["total"]
     assert shown["pagination"]["total"] < total
 
-    # The picture for the docs: the request URL and the response shown, under the parameters.
+    # The picture the docs show: the request URL and the response shown, under the parameters.
     await operation.locator(".responses-wrapper").first.evaluate("node => node.scrollIntoView()")
     await page.mouse.wheel(0, -120)
     SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)

@@ -15,20 +15,19 @@ from pydantic import Field, SecretStr
 
 from tests.conformance.fixture import COMPANIES, PARTS, ROLES, TAGS, THING_TAGS, THINGS, USERS
 from tests.conformance.models import Status
+from tests.document_store.numbered import NumberedDocument
 
 __all__ = ("DOCUMENTS", "Company", "Part", "Role", "Tag", "Thing", "User", "write_documents")
 
 
-class Company(Document):
-    id: int  # type: ignore[assignment]
+class Company(NumberedDocument):
     name: str
 
     class Settings:
         name = "companies"
 
 
-class Role(Document):
-    id: int  # type: ignore[assignment]
+class Role(NumberedDocument):
     code: str
     label: str | None = None
 
@@ -36,8 +35,7 @@ class Role(Document):
         name = "roles"
 
 
-class User(Document):
-    id: int  # type: ignore[assignment]
+class User(NumberedDocument):
     name: str
     email: str | None = None
     company: Link[Company] | None = None
@@ -49,16 +47,14 @@ class User(Document):
         name = "users"
 
 
-class Tag(Document):
-    id: int  # type: ignore[assignment]
+class Tag(NumberedDocument):
     name: str
 
     class Settings:
         name = "tags"
 
 
-class Thing(Document):
-    id: int  # type: ignore[assignment]
+class Thing(NumberedDocument):
     name: str | None = None
     status: Status | None = None
     quantity: int | None = None
@@ -80,8 +76,7 @@ class Thing(Document):
         name = "things"
 
 
-class Part(Document):
-    id: int  # type: ignore[assignment]
+class Part(NumberedDocument):
     name: str
     quantity: int | None = None
     thing: Link[Thing]

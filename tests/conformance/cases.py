@@ -43,7 +43,7 @@ class Case:
         needs: Backend capabilities the case needs: ``relation_paths``, ``to_many_paths``,
             ``computed_order``, and ``op:<name>`` for every operator its filters compile to
             (derived from ``query`` and ``forced`` when ``CASES`` is built).
-        load: A relation path eager-loaded with the page (``ListContext.load``, spec §4.5), e.g.
+        load: A relation path eager-loaded with the page (``ListContext.load``; docs: eager loading), e.g.
             ``tags``; empty: none.
         loaded: With ``load``: for each item of the page, in order, the ids of the rows the path
             reaches (a to-many list in id order), e.g. ``((1, 2), (), (3,))``; None: not checked.
@@ -70,9 +70,9 @@ MANY = frozenset({"relation_paths", "to_many_paths"})
 COMPUTED = frozenset({"computed_order"})
 """Ordering by the computed alias ``part_count``."""
 RELATIONAL = frozenset({"syntax:relational"})
-"""Relational filter rules where the filter name alone does not show it (spec §4.4.6-7)."""
+"""Relational filter rules where the filter name alone does not show it (docs: query language, "Relation paths")."""
 DOC = frozenset({"syntax:document"})
-"""Document-store filter rules (spec §4.4.9): a reference filtered by its name."""
+"""Document-store filter rules: a reference filtered by its name (docs: query language, "Document-store resources")."""
 
 _ALL = tuple(range(1, 32))
 _LIVE = tuple(i for i in _ALL if i not in {29, 30, 31})
@@ -107,7 +107,7 @@ _NAME_DESC: tuple[int, ...] = (  # ties (14, 16) by id, NULLs last
 )
 # fmt: on
 
-# Row policies (docs: guide/scoping.md): a tenant sees its own things, users and company; an
+# Row policies (docs: scoping, "Row policies"): a tenant sees its own things, users and company; an
 # anonymous request sees every thing but no user and no company; ``_UMBRELLA_PARTS`` shows only the
 # parts Umbrella supplies (1, 4, 9, 13, 17). An administrator has no policy: the unscoped answer.
 _ACME_POLICIES = (("Thing", (("company_id", 1),)), ("User", (("company_id", 1),)), ("Company", (("id", 1),)))
@@ -137,7 +137,8 @@ _UUID_7 = "a8098c1a-f86e-11da-bd1a-00112444be1e"
 
 # fmt: off
 _TABLE: tuple[Case, ...] = (
-    # ---------------------------------------------------------------- listing and paging: §4.7
+    # ---------------------------------------------------------------- listing and paging
+    # (docs: query language, "The envelope and pagination")
     Case("list:default", "", _DEFAULT_ORDER[:10], 31),
     Case("list:default-order-ties-by-id", "count=20", _DEFAULT_ORDER[:20], 31),
     Case("list:empty-search-and-order", "search=&order_by=&count=3", (31, 28, 25), 31),
@@ -390,7 +391,7 @@ _TABLE: tuple[Case, ...] = (
     ),
     Case("op:isnull:decimal", "price__isnull=true&order_by=id", (13, 17, 19), 3),
     # Decimals compare exactly, also past the column's NUMERIC(10, 2): never rounded to its scale,
-    # never an overflow (docs: query-language.md, "Filters and operators": decimals compare exactly).
+    # never an overflow ("decimals compare exactly"; docs: query language, "Filters and operators").
     Case("op:eq:decimal-beyond-scale", "price=0.001", (), 0),
     Case("op:in:decimal-beyond-scale", "price__in=0.999,9.995", (), 0),
     Case("op:ne:decimal-beyond-scale", "price__ne=0.999&id__lte=3&order_by=id", (1, 2, 3), 3),
@@ -913,7 +914,7 @@ _TABLE: tuple[Case, ...] = (
          (1, 2, 7, 9, 13, 14, 21, 25), 8, policies=_ACME_POLICIES, needs=POLICY_MANY),
     Case("policy:tenant:m2m-missing-or-hidden", "id__in=2,3&tags__name__ne=blue", (2,), 1,
          policies=(*_ACME_POLICIES, ("Tag", (("id", 1),))), needs=POLICY_MANY),
-    # ---------------------------------------------------------------- search: §4.2
+    # ---------------------------------------------------------------- search (docs: query language, "Search")
     Case("search:percent-literal", "search=%25&order_by=id", (7, 21), 2, needs=MANY),
     Case("search:underscore-literal", "search=_&order_by=id", (7, 9, 21), 3, needs=MANY),
     Case("search:backslash-literal", "search=%5C", (11,), 1, needs=MANY),
@@ -967,7 +968,7 @@ _TABLE: tuple[Case, ...] = (
         resource="things_live",
         needs=MANY,
     ),
-    # ---------------------------------------------------------------- ordering: §4.3
+    # ---------------------------------------------------------------- ordering (docs: query language, "Ordering")
     Case("order:name-asc-code-point-nulls-last", "order_by=name&count=50", _NAME_ASC, 31),
     Case("order:name-desc-nulls-last", "order_by=-name&count=50", _NAME_DESC, 31),
     Case(
@@ -1141,7 +1142,8 @@ _TABLE: tuple[Case, ...] = (
         needs=REL,
     ),
     Case("repeat:range-two-operators", "quantity__gte=5&quantity__lt=8&order_by=id", (2, 4, 5, 24), 4),
-    # ---------------------------------------------------------------- OR resource: §4.4.2
+    # ---------------------------------------------------------------- OR resource
+    # (docs: resources, "Combining with OR, ignoring unknown names, depth")
     Case("or:single-filter", "status=archived&order_by=id", (3, 11, 16, 25, 29), 5, resource="things_or"),
     Case(
         "or:two-filters",
@@ -1189,7 +1191,8 @@ _TABLE: tuple[Case, ...] = (
         resource="things_or",
         needs=REL,
     ),
-    # ---------------------------------------------------------------- document-store references: §4.4.9
+    # ---------------------------------------------------------------- document-store references
+    # (docs: query language, "Document-store resources")
     Case("doc:reference-by-name", "owner=3&order_by=id", (3, 18, 23), 3, needs=DOC),
     Case("doc:reference-by-name-and-alias", "owner=3&owner_id=5&order_by=id", (3, 5, 15, 18, 23, 24), 6, needs=DOC),
     Case("doc:reference-and-plain-field", "owner=3&status=archived", (3,), 1, needs=DOC),
@@ -1204,7 +1207,7 @@ _TABLE: tuple[Case, ...] = (
     Case("doc:reference-not-a-number", "owner=x", errors=("owner",), needs=DOC),
     Case("doc:operator-suffix-is-unknown", "name__eq=Widget", errors=("name__eq",), needs=DOC),
     Case("doc:relation-path-is-unknown", "owner__name=Alice", errors=("owner__name",), needs=DOC),
-    # ---------------------------------------------------------------- eager loading: §4.5
+    # ---------------------------------------------------------------- eager loading (docs: eager loading)
     # A list of links (tags), loaded with the page on every page shape, under the Tag policy too.
     # Each thing's tags, in id order (THING_TAGS; a link to the missing tag 99 is no tag): thing 1 has
     # tags 1 and 2, thing 2 tag 1, 4 tag 3, 5 tags 3 and 6, 6 tag 5, 7 tags 1 and 4, 9 tag 2, 12 tags
@@ -1241,7 +1244,8 @@ _TABLE: tuple[Case, ...] = (
     Case("load:tags:tenant-page-2", "order_by=id&count=5&page=2", (9, 13, 14, 17, 18), 14,
          policies=(*_ACME_POLICIES, ("Tag", (("id", (1, 2)),))), needs=POLICY, load="tags",
          loaded=((2,), (), (), (), ())),
-    # ---------------------------------------------------------------- forced filters: §4.4.10
+    # ---------------------------------------------------------------- forced filters
+    # (docs: query language, "Forced filters")
     Case("forced:plain", "order_by=id&count=50", _ACME, 14, forced=(("company_id", 1),)),
     # A tenant of None (a user without a company) sees nothing, not the rows whose value is NULL.
     Case("forced:none-matches-nothing", "count=50", (), 0, forced=(("owner_id", None),)),
@@ -1463,7 +1467,7 @@ _TABLE: tuple[Case, ...] = (
         errors=("company_id__gt",),
         forced=(("company_id", 1),),
     ),
-    # ---------------------------------------------------------------- soft delete: §4.4.11
+    # ---------------------------------------------------------------- soft delete (docs: soft delete)
     Case("live:default", "", _LIVE_ORDER[:10], 28, resource="things_live"),
     Case("live:last-page", "page=3", _LIVE_ORDER[20:], 28, resource="things_live"),
     Case("live:past-the-end", "page=4", (), 28, resource="things_live"),
@@ -1589,7 +1593,8 @@ _TABLE: tuple[Case, ...] = (
         errors=("tags__name__like",),
         needs=MANY,
     ),
-    # ---------------------------------------------------------------- 400: page, count and limits: §8
+    # ---------------------------------------------------------------- 400: page, count and limits
+    # (docs: query language, "Limits")
     Case("error:page-zero", "page=0", errors=("page",)),
     Case("error:page-negative", "page=-1", errors=("page",)),
     Case("error:page-text", "page=abc", errors=("page",)),
@@ -1690,7 +1695,8 @@ def _with_operator_needs(case: Case) -> Case:
     ``op:<name>`` for each operator its filters compile to (400 cases need none): a repeated
     ``f``/``f__eq`` compiles to ``in`` and a repeated ``f__ne`` to ``nin``; a forced filter is an
     ``eq``. ``syntax:relational`` when a filter name has an operator suffix or a relation path
-    (spec §4.4.6-7), which document stores read as unknown names (spec §4.4.8-9), 400 cases too.
+    (docs: query language, "Relation paths"), which document stores read as unknown names (docs: query
+    language, "Document-store resources"), 400 cases too.
     """
     groups: dict[tuple[str, str], int] = {}
     relational = False

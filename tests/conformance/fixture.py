@@ -174,9 +174,9 @@ DELETED_IDS = frozenset(row[0] for row in THINGS if row[-1] is not None)
 MISSING = 99
 """The id of no tag and of no company: the rows that refer to it dangle.
 
-A related row that is missing reads exactly like a hidden one (docs: query language, and the
-guide's scoping page): a to-many path sees only the related rows that exist, so a link row to no
-tag is no tag of its thing; a to-one path to no row reads NULL. Such rows are written with the
+A related row that is missing reads exactly like a hidden one (docs: query language, "Relation
+paths"; scoping, "Row policies"): a to-many path sees only the related rows that exist, so a link
+row to no tag is no tag of its thing; a to-one path to no row reads NULL. Such rows are written with the
 database's foreign-key checks off (SQLite without ``PRAGMA foreign_keys``, PostgreSQL's
 ``session_replication_role = replica``). Read by that rule they change no answer the cases held
 before them: things 2 and 3 keep the tags they had (red, none), and part 8's supplier still reads

@@ -1,7 +1,8 @@
 """The conformance resources, and how each backend of ``tests/matrix.py`` opens them on a database.
 
 ``open_target(target)`` is the one way to load the fixture on a registry entry; ``OPENERS`` maps each
-backend to its opener, so a new database of a known backend needs no change here.
+backend to its opener, so a new database of a known backend needs no change here. ``target_fixture``
+makes the module-scoped ``target`` fixture of a test module from it.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager, closing
 from dataclasses import dataclass
 from typing import Any
 
+import pytest
 from advanced_alchemy.extensions.litestar import SQLAlchemyAsyncConfig
 from litestar import Litestar
 from piccolo.columns import Integer
@@ -333,13 +335,13 @@ async def piccolo_target(database: str, name: str = "litestar_listing_conformanc
 
 BEANIE_OPTIONS: Mapping[str, Any] = {
     **THINGS_OPTIONS,
-    # Document stores filter own fields only (spec §4.4.6, §4.4.9); the table's 400 cases need
-    # the opt-in error for unknown names instead of the default of ignoring them.
+    # Document stores filter own fields only (docs: query language, "Document-store resources"); the
+    # table's 400 cases need the opt-in error for unknown names instead of the default of ignoring them.
     "filter_fields": ("*",),
     "ignore_unknown_filters": False,
 }
 # A part's link to its thing is a DBRef, whose $id an expression reads with link_id ($getField): MongoDB's
-# documentation refuses "thing.$id" as a foreignField (docs: guide/backends.md).
+# documentation refuses "thing.$id" as a foreignField (docs: backends, "MongoDB versions and the test store").
 _PARTS_LOOKUP = {
     "$lookup": {
         "from": "parts",
@@ -396,3 +398,18 @@ def open_target(target: TestTarget, name: str | None = None) -> AbstractAsyncCon
     """The conformance resources and data on ``target``; ``name``: the database (each opener's default)."""
     opener = OPENERS[target.backend]
     return opener(target.database) if name is None else opener(target.database, name)
+
+
+def target_fixture(targets: Sequence[TestTarget], name: str | None = None) -> Any:
+    """A module-scoped pytest fixture giving ``open_target(target, name)`` for each of ``targets`` in turn.
+
+    A test module assigns it to the fixture's name: ``target = target_fixture(selected(store=Store.SQL))``;
+    its tests take ``target: Target``, with the target's id in theirs.
+    """
+
+    @pytest.fixture(scope="module", params=targets, ids=str)
+    async def target(request: pytest.FixtureRequest) -> AsyncIterator[Target]:
+        async with open_target(request.param, name) as loaded:
+            yield loaded
+
+    return target

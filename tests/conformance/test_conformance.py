@@ -7,7 +7,7 @@ Cases skip only by a declared capability, never by backend name.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import Mapping
 from typing import Any
 from urllib.parse import parse_qsl
 
@@ -20,14 +20,10 @@ from litestar_listing.core.schema import ModelGraph
 from litestar_listing.plugin.policies import resolved_policy
 from litestar_listing.plugin.prepared import prepare
 from tests.conformance.cases import CASES, Case
-from tests.conformance.targets import Target, open_target
+from tests.conformance.targets import Target, target_fixture
 from tests.matrix import SELECTED
 
-
-@pytest.fixture(scope="module", params=SELECTED, ids=str)
-async def target(request: pytest.FixtureRequest) -> AsyncIterator[Target]:
-    async with open_target(request.param) as loaded:
-        yield loaded
+target = target_fixture(SELECTED)
 
 
 def test_case_ids_are_unique() -> None:

@@ -3,7 +3,7 @@
 The fixture holds rows that refer to ``fixture.MISSING`` (no tag, no company has that id): thing 2
 links red and a missing tag, thing 3 only a missing tag, and thing 7's part 8 names a missing
 supplier. The conformance table pins how paths read them (the ``missing:*`` cases); loads follow the
-same rule (docs: guide/scoping.md, guide/eager-loading.md): a missing to-one row loads as null, and a
+same rule (docs: scoping, "Row policies"; eager loading): a missing to-one row loads as null, and a
 link to a missing row is no element of its to-many list. Expected items are built from the fixture
 tuples (``tests/backends/test_loading.py``), not from any backend.
 """

@@ -189,7 +189,8 @@ def test_sqlalchemy_connections_close_with_the_app(database: str, tmp_path_facto
                 pools.append(reads.pool)
             assert all(isinstance(pool, QueuePool) for pool in pools)
             assert [pool.checkedin() for pool in pools] == ([1, 1] if database == "sqlite" else [2])  # type: ignore[attr-defined]
-            # Ten pooled connections on PostgreSQL (docs: "Totals on PostgreSQL"), SQLAlchemy's five elsewhere.
+            # Ten pooled connections on PostgreSQL (docs: backends, "Totals on PostgreSQL"), SQLAlchemy's five
+            # elsewhere.
             assert engine.pool.size() == (10 if database == "postgresql" else 5)  # type: ignore[attr-defined]
         assert [pool.checkedin() for pool in pools] == [0] * len(pools)  # type: ignore[attr-defined]
 

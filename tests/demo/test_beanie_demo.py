@@ -447,7 +447,8 @@ async def test_an_invalid_value_is_a_400_in_litestar_shape(on_beanie: AsyncTestC
     ["dep_delay__gte=60", "origin__like=J%25", "dest_airport__tzone=America/Los_Angeles", "airline__name=x", "nope=1"],
 )
 async def test_unknown_and_suffixed_keys_are_ignored(on_beanie: AsyncTestClient[Litestar], query: str) -> None:
-    # Spec §4.4.9: operator suffixes and relation paths are unknown names on a document store.
+    # Operator suffixes and relation paths are unknown names on a document store (docs: query language,
+    # "Document-store resources").
     body = await listing(on_beanie, f"/api/v1/flights/?{query}&count=5")
     assert body["pagination"]["total"] == 2_302
     assert [item["id"] for item in body["data"]] == ids(newest_first(the_slice().flights))[:5]

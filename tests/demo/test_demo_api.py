@@ -58,13 +58,10 @@ def loaded_url(database: str, tmp_path_factory: pytest.TempPathFactory) -> str:
     return url
 
 
-@pytest.fixture(
-    scope="module",
-    params=[pytest.param((target.backend, target.database), id=target.id) for target in DEMO_TARGETS],
-)
+@pytest.fixture(scope="module", params=DEMO_TARGETS, ids=str)
 def client(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient[Litestar]]:
-    backend, database = request.param
-    with TestClient(create_app(loaded_url(database, tmp_path_factory), backend=backend)) as test_client:
+    target = request.param
+    with TestClient(create_app(loaded_url(target.database, tmp_path_factory), backend=target.backend)) as test_client:
         yield test_client
 
 

@@ -1,4 +1,4 @@
-"""The demo's row policies (issue 15): the airlines' ``fleet_size`` (an enrichment) and the airports'
+"""The demo's row policies: the airlines' ``fleet_size`` (an enrichment) and the airports'
 ``departures`` (a computed value, orderable) count only the flights the signed-in tenant may see, on
 every demo backend and database.
 

@@ -1,4 +1,4 @@
-"""The server harness of ``scripts/`` and ``benchmarks/`` (``litestar_listing/demo/server.py``) on a real process.
+"""The server harness of ``scripts/``, ``benchmarks/`` and the tests (``tests/harness.py``) on a real process.
 
 The demo data is loaded with the harness into a fresh SQLite file, the demo is served on each
 selected SQL backend, and its answers over HTTP are compared with plain SQL over the same file.
@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from litestar_listing.demo.server import (
+from tests.conftest import demo_sqlite_copy
+from tests.harness import (
     SCHEMA_PATH,
     Combination,
     ServerError,
@@ -24,7 +25,6 @@ from litestar_listing.demo.server import (
     server_errors,
     start,
 )
-from tests.conftest import demo_sqlite_copy
 from tests.matrix import Store, backends_of, selected
 
 BACKENDS = backends_of(selected(store=Store.SQL, database="sqlite"))

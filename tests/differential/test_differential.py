@@ -10,9 +10,7 @@ fetches on the test's own event loop, where the data set was loaded.
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import AsyncExitStack, contextmanager
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import parse_qsl
@@ -24,8 +22,9 @@ from hypothesis import strategies as st
 from litestar_listing.core.errors import InvalidQueryError
 from litestar_listing.plugin.prepared import prepare
 from tests.conformance.targets import Target
-from tests.differential.datasets import DATASETS, Loaded, Place, open_dataset
+from tests.differential.datasets import DATASETS, Place, open_dataset
 from tests.differential.strategies import Domain, query_strings
+from tests.loops import entered_on_own_loop
 from tests.matrix import databases_of, selected
 
 MIN_COMPARED = 2_000
@@ -81,21 +80,6 @@ def disagreement(resource: str, query: str, targets: Sequence[Target], answers: 
     return "\n".join(lines)
 
 
-@contextmanager
-def loaded_on_own_loop(dataset: str, place: Place) -> Iterator[tuple[Loaded, asyncio.AbstractEventLoop]]:
-    """The data set loaded, and the event loop its engines and pools belong to."""
-    loop = asyncio.new_event_loop()
-    stack = AsyncExitStack()
-    try:
-        yield loop.run_until_complete(stack.enter_async_context(open_dataset(dataset, place))), loop
-    finally:
-        try:
-            loop.run_until_complete(stack.aclose())
-        finally:
-            loop.run_until_complete(loop.shutdown_asyncgens())
-            loop.close()
-
-
 def cases(domains: Mapping[str, Domain]) -> st.SearchStrategy[tuple[str, str]]:
     """(resource name, query string) pairs over every resource of the data set."""
     return st.one_of([st.tuples(st.just(name), query_strings(domains[name])) for name in sorted(domains)])
@@ -106,7 +90,7 @@ def cases(domains: Mapping[str, Domain]) -> st.SearchStrategy[tuple[str, str]]:
 def test_backends_agree(dataset: str, database: str, tmp_path: Path) -> None:
     tally = Tally()
     seen: set[tuple[str, str]] = set()
-    with loaded_on_own_loop(dataset, Place.make(dataset, database, tmp_path)) as (loaded, loop):
+    with entered_on_own_loop(open_dataset(dataset, Place.make(dataset, database, tmp_path))) as (loaded, loop):
         oracle = loaded.targets[0]
         domains = {
             name: Domain.of(prepare(oracle.resources[name]).field_map, rows) for name, rows in loaded.rows.items()

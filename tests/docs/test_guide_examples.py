@@ -773,7 +773,7 @@ def test_a_controller_with_a_guard_serves_a_list_at_its_own_path(clients: Client
 
 
 def test_an_unmounted_resource_answers_search_and_ilike_on_sqlite(clients: Clients) -> None:
-    """The resource is used only by own handlers; its SQLite functions were registered at start (issue 16)."""
+    """The resource is used only by own handlers; its SQLite functions were registered at start."""
     import sqlite3
 
     client = clients["own_handlers"]

@@ -2,7 +2,7 @@
 
 mongomock runs what MongoDB would refuse (and the adapter makes it run more of MongoDB's semantics), so
 every aggregation pipeline, query and sort that ``tests/document_store/mongomock_adapter.py`` passes to
-mongomock is checked here first (docs: guide/backends.md, "MongoDB versions and the test store"). The
+mongomock is checked here first (docs: backends, "MongoDB versions and the test store"). The
 rules, each from MongoDB's manual:
 
 * **Field paths** (``"$a.b"`` in an expression, ``localField``/``foreignField``, ``$sort`` keys, the
@@ -52,7 +52,7 @@ Version = tuple[int, int]
 
 MINIMUM_VERSION: Version = (5, 0)
 """The oldest MongoDB the Beanie backend supports: ``$getField`` and ``$lookup`` with ``localField``,
-``foreignField`` and ``pipeline`` together are both 5.0 (docs: guide/backends.md)."""
+``foreignField`` and ``pipeline`` together are both 5.0 (docs: backends, "MongoDB versions and the test store")."""
 
 _BASE: Version = (2, 2)
 

@@ -1,7 +1,7 @@
 """Beanie resources through Litestar's test client, on the embedded store (or MONGODB_URL).
 
-ObjectId-keyed documents, as real document-store resources have them (spec §2.4). Expectations are
-hand counts over ``NOTES`` below.
+ObjectId-keyed documents, as real document-store resources have them (docs: backends, "Beanie
+(MongoDB)"). Expectations are hand counts over ``NOTES`` below.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from pydantic import Field, SecretStr
 
 from litestar_listing import EnrichContext, ListingPlugin, Resource, owner_scope, tenant_scope
 from litestar_listing.backends.beanie import BeanieBackend, loading
+from tests.apps import user_from_header
 from tests.conftest import document_store
 from tests.matrix import Store, databases_of, selected
 
@@ -125,19 +126,6 @@ def add_length(items: list[dict[str, Any]], context: EnrichContext) -> None:
 
 
 def make_app() -> Litestar:
-    async def set_user(scope: Any, receive: Any, send: Any, asgi: Any) -> None:
-        scope["user"] = USERS.get(dict(scope["headers"]).get(b"x-user", b"").decode())
-        await asgi(scope, receive, send)
-
-    def middleware(app: Any) -> Any:
-        async def wrapped(scope: Any, receive: Any, send: Any) -> None:
-            if scope["type"] == "http":
-                await set_user(scope, receive, send, app)
-            else:
-                await app(scope, receive, send)
-
-        return wrapped
-
     common: dict[str, Any] = {
         "search_fields": ("title", "owner__name"),
         "order_fields": ("*", "owner__name", "company__name"),
@@ -157,7 +145,7 @@ def make_app() -> Litestar:
         ),
         Resource("my-notes", BeanieBackend(Note), scopes=(owner_scope("owner_id"),), **common),
     ]
-    return Litestar(plugins=[ListingPlugin(resources)], middleware=[middleware])
+    return Litestar(plugins=[ListingPlugin(resources)], middleware=[user_from_header(USERS)])
 
 
 @pytest.fixture(scope="module", params=STORES)
@@ -215,7 +203,8 @@ async def test_order_by_a_link_path_puts_missing_links_last(client: AsyncTestCli
     ]  # fmt: skip
 
 
-# ---------------------------------------------------------------- filters, spec §4.4.9
+# ---------------------------------------------------------------- filters
+# (docs: query language, "Document-store resources")
 async def test_reference_by_name_and_by_id_alias(client: AsyncTestClient[Litestar]) -> None:
     by_name = await client.get("/api/v1/notes/", params={"owner": str(ANN), "order_by": "id"})
     by_alias = await client.get("/api/v1/notes/", params={"owner_id": str(ANN), "order_by": "id"})
@@ -306,7 +295,7 @@ async def test_order_by_unexposed_or_store_names_is_a_400(client: AsyncTestClien
         assert [item["key"] for item in response.json()["extra"]] == ["order_by"]
 
 
-# ---------------------------------------------------------------- search, spec §4.2
+# ---------------------------------------------------------------- search (docs: query language, "Search")
 async def test_search_ignores_case_by_unicode_folding(client: AsyncTestClient[Litestar]) -> None:
     assert numbers(await client.get("/api/v1/notes/", params={"search": "ÁLBUM", "order_by": "id"})) == [21]
     assert numbers(await client.get("/api/v1/notes/", params={"search": "album", "order_by": "id"})) == [22]

@@ -8,7 +8,6 @@ name (``ROOT`` is the listed document) is refused when the backend is built.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -25,16 +24,13 @@ from tests.conformance.aliases import (
     expected_reports,
     listed,
 )
-from tests.conformance.targets import Target, open_target
+from tests.conformance.targets import Target, target_fixture
 from tests.matrix import Store, selected
 
 DATABASE = "litestar_listing_aliases"
 
 
-@pytest.fixture(scope="module", params=selected(store=Store.DOCUMENT), ids=str)
-async def target(request: pytest.FixtureRequest) -> AsyncIterator[Target]:
-    async with open_target(request.param, DATABASE) as loaded:
-        yield loaded
+target = target_fixture(selected(store=Store.DOCUMENT), DATABASE)
 
 
 @pytest.mark.parametrize("viewer", VIEWERS, ids=str)

@@ -1,4 +1,6 @@
-"""The exact MongoDB filter documents of spec §4.4.9, and every key that must never reach the store.
+"""The exact MongoDB filter documents of the document-store rules, and every key that must never reach the store.
+
+The rules: (docs: query language, "Document-store resources").
 
 No store is involved: each query string is parsed by a document-store resource and compiled; the
 assertions are on the ``$match`` stage the count pipeline starts with.
@@ -65,7 +67,7 @@ def rejected(query: str, target: Resource = RESOURCE) -> list[tuple[str, str]]:
     return [(item.key, item.message) for item in raised.value.errors]
 
 
-# ---------------------------------------------------------------- spec §4.4.9, row by row
+# ---------------------------------------------------------------- the rules' table, row by row
 def test_raw_key_with_a_dot_passes_through_unchanged() -> None:
     assert match("meta.color=red") == {"meta.color": "red"}
 
@@ -107,7 +109,8 @@ def test_or_resource_combines_client_filters_with_or() -> None:
     assert match("name=a&quantity=2", either) == {"$or": [{"name": "a"}, {"quantity": 2}]}
 
 
-# ---------------------------------------------------------------- repetition, spec §4.4.4
+# ---------------------------------------------------------------- repetition
+# (docs: query language, "Repeated parameters")
 def test_repeated_parameter_is_membership() -> None:
     assert match("name=a&name=b") == {"name": {"$in": ["a", "b"]}}
     assert match(f"owner={OWNER}&owner_id={OTHER}") == {"owner.$id": {"$in": [ObjectId(OWNER), ObjectId(OTHER)]}}
@@ -122,10 +125,10 @@ def test_repeated_identical_values_are_sent_once() -> None:
 @pytest.mark.parametrize(
     "key",
     [
-        "name__eq",  # operator suffixes are relational only (spec §4.4.8): an unknown name
+        "name__eq",  # operator suffixes are relational only: an unknown name
         "quantity__gt",
         "name__ne",
-        "owner__name",  # relation paths are relational only (spec §4.4.6)
+        "owner__name",  # relation paths are relational only
         "meta.size",  # a raw key the resource does not allowlist
         "$where",
         "$expr",
@@ -172,7 +175,8 @@ def test_raw_values_are_bounded_like_membership_lists() -> None:
     assert rejected(query, strict)[0][0] == "meta.color"
 
 
-# ---------------------------------------------------------------- forced filters, spec §4.4.10
+# ---------------------------------------------------------------- forced filters
+# (docs: query language, "Forced filters")
 def test_forced_reference_cannot_be_overridden_by_name_or_alias() -> None:
     forced = (("owner_id", ObjectId(OWNER)),)
     assert match(f"owner={OTHER}", forced=forced) == {"owner.$id": ObjectId(OWNER)}

@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-from beanie import Document, Link
+from beanie import Link
 from pydantic import Field
 
 from litestar_listing import ListContext, Resource
@@ -22,19 +22,18 @@ from litestar_listing.core.query import Policy
 from litestar_listing.plugin.policies import resolved_policy
 from litestar_listing.plugin.prepared import prepare
 from tests.conftest import document_store
+from tests.document_store.numbered import NumberedDocument
 from tests.matrix import Store, selected
 
 
-class Label(Document):
-    id: int  # type: ignore[assignment]
+class Label(NumberedDocument):
     name: str
 
     class Settings:
         name = "links_labels"
 
 
-class Person(Document):
-    id: int  # type: ignore[assignment]
+class Person(NumberedDocument):
     name: str
     labels: list[Link[Label]] = Field(default_factory=list)
 
@@ -42,8 +41,7 @@ class Person(Document):
         name = "links_people"
 
 
-class Item(Document):
-    id: int  # type: ignore[assignment]
+class Item(NumberedDocument):
     name: str
     owner: Link[Person] | None = None
     labels: list[Link[Label]] = Field(default_factory=list)

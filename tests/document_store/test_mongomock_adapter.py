@@ -23,18 +23,17 @@ from pydantic import Field
 from pymongo.errors import OperationFailure
 
 from tests.document_store.mongomock_adapter import ADAPTED_VERSIONS, check_versions, mongomock_client
+from tests.document_store.numbered import NumberedDocument
 
 
-class Role(Document):
-    id: int  # type: ignore[assignment]
+class Role(NumberedDocument):
     name: str
 
     class Settings:
         name = "roles"
 
 
-class User(Document):
-    id: int  # type: ignore[assignment]
+class User(NumberedDocument):
     name: str
     role: Link[Role] | None = None
 
@@ -42,16 +41,14 @@ class User(Document):
         name = "users"
 
 
-class Tag(Document):
-    id: int  # type: ignore[assignment]
+class Tag(NumberedDocument):
     label: str
 
     class Settings:
         name = "tags"
 
 
-class Thing(Document):
-    id: int  # type: ignore[assignment]
+class Thing(NumberedDocument):
     name: str
     # On MongoDB too, a plain ``Decimal`` field cannot read back the Decimal128 that pymongo decodes.
     price: DecimalAnnotation

@@ -1,4 +1,4 @@
-"""Row policies on a document store's eager loading (docs: guide/eager-loading.md), against the same
+"""Row policies on a document store's eager loading (docs: eager loading), against the same
 hand-written expectation as the SQL backends' (``tests/backends/test_loading.py``): every relation of
 ``LOAD``, the list of links ``tags`` among them."""
 

@@ -3,15 +3,16 @@
 Shared here: the conformance data loaded on each selected backend x database (``SELECTED`` of
 ``tests/matrix.py``, the targets of the conformance table), in databases of its own (``litestar_listing_hostile``...) so
 that a conformance run at the same time is not disturbed; each target opened on an event loop of its
-own (hypothesis drives synchronous functions); and requests that carry a user in ``scope["user"]``
-as an authentication middleware would leave it, with the query string in ``scope["query_string"]``.
+own (hypothesis drives synchronous functions); requests that carry a user in ``scope["user"]`` as
+an authentication middleware would leave it, with the query string in ``scope["query_string"]``; and
+the tally a property keeps of what it checked.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
-from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
@@ -24,6 +25,8 @@ from litestar_listing.plugin.prepared import prepare
 from tests.conformance.models import Thing
 from tests.conformance.targets import Target
 from tests.conformance.targets import open_target as open_conformance_target
+from tests.hostile.strategies import profile_name
+from tests.loops import entered_on_own_loop
 
 if TYPE_CHECKING:
     from litestar import Litestar
@@ -35,7 +38,16 @@ if TYPE_CHECKING:
 GRAPH = model_graph(Thing)
 """The conformance models, as the memory rows nest them."""
 
-__all__ = ("HOSTILE_DATABASE", "Opened", "open_target", "opened_on_own_loop", "pruned", "request", "scoped_query")
+__all__ = (
+    "HOSTILE_DATABASE",
+    "Opened",
+    "Tally",
+    "open_target",
+    "opened_on_own_loop",
+    "pruned",
+    "request",
+    "scoped_query",
+)
 
 HOSTILE_DATABASE = "litestar_listing_hostile"
 """The PostgreSQL (SQLAlchemy) and document-store database of these tests; Piccolo's gets ``_piccolo``."""
@@ -59,16 +71,41 @@ class Opened:
 @contextmanager
 def opened_on_own_loop(target: TestTarget) -> Iterator[Opened]:
     """``open_target(target)`` on a new event loop, closed with it afterwards."""
-    loop = asyncio.new_event_loop()
-    stack = AsyncExitStack()
-    try:
-        yield Opened(loop.run_until_complete(stack.enter_async_context(open_target(target))), loop)
-    finally:
-        try:
-            loop.run_until_complete(stack.aclose())
-        finally:
-            loop.run_until_complete(loop.shutdown_asyncgens())
-            loop.close()
+    with entered_on_own_loop(open_target(target)) as (loaded, loop):
+        yield Opened(loaded, loop)
+
+
+@dataclass
+class Tally:
+    """What a property checked on one target: its summary line and its lower bounds read these counts.
+
+    A property that drew only refused or empty queries would have checked nothing; each test asserts
+    bounds on these numbers after its run.
+    """
+
+    queries: int = 0
+    """Query strings run (each asked as several users, or of several pages)."""
+    answers: int = 0
+    """Answers compared with what they must equal."""
+    rejected: int = 0
+    """Queries, or answers, refused with a 400 (as the reference refused them)."""
+    rows_seen: int = 0
+    """Rows in the answers compared."""
+
+    def summary(self, target: Target, *, queries: str = "", answers: str = "") -> str:
+        """The line shown by ``pytest -rP`` or ``-s``, printed and returned for the assertions' messages.
+
+        Args:
+            target: The target the property ran on.
+            queries: Said after the number of queries, e.g. ``" (12 seed)"``.
+            answers: Said after the number of answers, e.g. ``" (3 rejected)"``.
+        """
+        line = (
+            f"{target.id} ({profile_name()} profile): {self.queries} queries{queries}, "
+            f"{self.answers} answers compared{answers}, {self.rows_seen} rows checked"
+        )
+        print(line)  # noqa: T201 - the tally, shown by ``pytest -rP`` or ``-s``
+        return line
 
 
 def request(query: str, user: object | None, app: Litestar | None = None) -> ASGIConnection[Any, Any, Any, Any]:

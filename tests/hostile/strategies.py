@@ -371,7 +371,8 @@ def ordinary_params(
     """An ordinary filter on an exposed path, its value mostly from the data (so that it finds rows)."""
     path = pick(draw, domain.filter_paths)
     if document:
-        # Document-store syntax: equality by name, repeated for membership (spec §4.4.9).
+        # Document-store syntax: equality by name, repeated for membership (docs: query language,
+        # "Document-store resources").
         return [(path, field_value(draw, domain, path, anchor)) for _ in range(pick(draw, (1, 1, 1, 2)))]
     operator = pick(draw, domain.operators[domain.field_map.filterable[path].field.type])
     return filter_params(draw, domain, path, operator, anchor)

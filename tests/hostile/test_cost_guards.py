@@ -1,6 +1,6 @@
 """Cost guards: oversized input is a fast 400, a runaway list a bounded 503, on every backend.
 
-The limits of DESIGN.md ("Limits", "Bounds") answer before any statement runs; a list that takes
+The limits (docs: query language, "Limits"; security, "Bounds") answer before any statement runs; a list that takes
 longer than its resource's ``timeout`` is cancelled and answered 503 (the store's own guards:
 PostgreSQL is asked to cancel, MongoDB gets ``maxTimeMS``). The wall-clock bounds asserted here are
 hang checks, generous by design, not speed targets.
@@ -28,7 +28,6 @@ from litestar_listing.backends.beanie import BeanieBackend
 from litestar_listing.backends.piccolo import PiccoloBackend
 from litestar_listing.backends.piccolo import prepare_engine as prepare_piccolo_engine
 from litestar_listing.backends.sqlalchemy import SQLAlchemyBackend, model_graph, prepare_engine
-from litestar_listing.demo.server import asgi_get
 from litestar_listing.plugin.exceptions import as_http
 from tests.apps import serving
 from tests.conformance import piccolo_tables
@@ -36,6 +35,7 @@ from tests.conformance.fixture import memory_rows
 from tests.conformance.models import Thing
 from tests.conformance.targets import write_piccolo_rows, write_sqlalchemy_rows
 from tests.conftest import scratch_folder
+from tests.harness import asgi_get
 from tests.matrix import selected
 
 HANG = 10.0

@@ -425,7 +425,8 @@ def test_no_wildcard_exposes_a_private_field(opened: Opened) -> None:
     backend = opened.target.resources["things"].backend
     graph = backend.model_graph()
     assert graph.entities["User"].fields["password_hash"].private, "the fixture's private field is not private"
-    # Document stores filter own fields only (spec §4.4.9): their wildcards go to order_fields alone.
+    # Document stores filter own fields only (docs: query language, "Document-store resources"): their
+    # wildcards go to order_fields alone.
     filters = ("*",) if is_document(backend) else ("*", *WILDCARDS)
     resource = Resource("things", backend, filter_fields=filters, order_fields=("*", *WILDCARDS))
     field_map = prepare(resource).field_map
@@ -490,14 +491,11 @@ def schema_only_database(database: str, tmp_path: Path) -> str:
     return url
 
 
-@pytest.fixture(
-    scope="module",
-    params=[pytest.param((target.backend, target.database), id=target.id) for target in DEMO_TARGETS],
-)
+@pytest.fixture(scope="module", params=DEMO_TARGETS, ids=str)
 def demo(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient[Litestar]]:
-    backend, database = request.param
-    url = schema_only_database(database, tmp_path_factory.mktemp("hostile-demo"))
-    with TestClient(create_app(url, backend=backend)) as client:
+    target = request.param
+    url = schema_only_database(target.database, tmp_path_factory.mktemp("hostile-demo"))
+    with TestClient(create_app(url, backend=target.backend)) as client:
         yield client
 
 

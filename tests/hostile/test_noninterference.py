@@ -55,6 +55,7 @@ from litestar_listing.backends.piccolo import prepare_engine as prepare_piccolo_
 from litestar_listing.backends.sqlalchemy import SQLAlchemyBackend, model_graph, prepare_engine
 from litestar_listing.core.query import FilterSyntax
 from litestar_listing.plugin.prepared import prepare
+from tests.apps import user_from_header
 from tests.conformance import beanie_documents, piccolo_tables
 from tests.conformance.aliases import beanie_backends, piccolo_values, sqlalchemy_values
 from tests.conformance.fixture import COMPANIES, PARTS, TAGS, THINGS, USERS, memory_rows
@@ -74,8 +75,8 @@ from tests.conformance.targets import (
 )
 from tests.conftest import async_url, scratch_folder
 from tests.differential.strategies import Domain
-from tests.hostile import HOSTILE_DATABASE, Opened, pruned
-from tests.hostile.strategies import hostile_queries, profile, profile_name
+from tests.hostile import HOSTILE_DATABASE, Opened, Tally, pruned
+from tests.hostile.strategies import hostile_queries, profile
 
 Ids = Mapping[str, frozenset[int]]
 COMPANY_IDS = (1, 2, None)
@@ -137,19 +138,11 @@ def row_policies(policy_set: str) -> list[RowPolicy]:
     ]
 
 
-def _users(scope: Any) -> Any:
-    name = dict(scope.get("headers", [])).get(b"x-user", b"").decode()
+def _user_named(name: str) -> dict[str, Any]:
+    """The user of an ``x-user`` header: the administrator, ``none`` (no company) or a company's id."""
     if name == ADMIN:
         return {"company_id": None, "is_platform_admin": True}
     return {"company_id": None if name == "none" else int(name), "is_platform_admin": False}
-
-
-def _authenticate(app: Any) -> Any:
-    async def middleware(scope: Any, receive: Any, send: Any) -> None:
-        scope["user"] = _users(scope)
-        await app(scope, receive, send)
-
-    return middleware
 
 
 def listed(backend: ListingBackend, *, document: bool, **options: Any) -> Resource:
@@ -286,9 +279,7 @@ class Scene:
     policed: dict[str, httpx.AsyncClient]
     twins: dict[tuple[str, str], httpx.AsyncClient]
     beanie_hidden: dict[tuple[str, str], Ids] = dataclasses.field(default_factory=dict)
-    queries: int = 0
-    compared: int = 0
-    rows_seen: int = 0
+    tally: Tally = dataclasses.field(default_factory=Tally)
 
     @property
     def viewers(self) -> list[tuple[str, str]]:
@@ -311,7 +302,7 @@ class Scene:
             answers.append((got.status_code, sorted(got.headers.multi_items()), got.content))
             answers.append((headed.status_code, sorted(headed.headers.multi_items()), headed.content))
             if got.status_code == 200:
-                self.rows_seen += len(got.json()["data"])
+                self.tally.rows_seen += len(got.json()["data"])
             link = got.headers.get("link")
             if link is None:
                 break
@@ -319,7 +310,7 @@ class Scene:
         return answers
 
     async def check(self, query: str) -> None:
-        self.queries += 1
+        self.tally.queries += 1
         await self.compare(f"/api/v1/things/?{query}")
 
     async def compare(self, url: str) -> None:
@@ -330,7 +321,7 @@ class Scene:
             hidden = self.beanie_hidden.get((policy_set, user))
             async with _documents_deleted(hidden):
                 expected = await self.answer(twin, url, ADMIN)
-            self.compared += 1
+            self.tally.answers += 1
             where = f"{self.target.id}: {url} as {user} under the {policy_set} policies"
             assert full == expected, f"{where}: answered {full}, with the invisible rows deleted {expected}"
 
@@ -358,7 +349,7 @@ async def _documents_deleted(hidden: Ids | None) -> AsyncIterator[None]:
 
 def _app(store: Store, policies: list[RowPolicy] | None = None) -> Litestar:
     plugin = ListingPlugin(store.resources, policies=policies or [])
-    return Litestar(plugins=[*store.plugins, plugin], middleware=[_authenticate])
+    return Litestar(plugins=[*store.plugins, plugin], middleware=[user_from_header(_user_named)])
 
 
 @asynccontextmanager
@@ -427,13 +418,10 @@ def test_every_readable_part_of_an_answer_ignores_invisible_rows(opened: Opened)
             return scene
 
     scene = loop.run_until_complete(run())
-    summary = (
-        f"{target.id} ({profile_name()} profile): {scene.queries} queries, {scene.compared} answers compared "
-        f"(GET and HEAD, up to three pages each), {scene.rows_seen} rows seen"
-    )
-    print(summary)  # noqa: T201 - the tally, shown by ``pytest -rP`` or ``-s``
-    assert scene.queries >= profile().max_examples, summary
-    assert scene.rows_seen > scene.queries, summary
+    tally = scene.tally
+    summary = tally.summary(target, answers=" (GET and HEAD, up to three pages each)")
+    assert tally.queries >= profile().max_examples, summary
+    assert tally.rows_seen > tally.queries, summary
 
 
 # ---------------------------------------------------------------- estimated totals

@@ -1,6 +1,6 @@
-"""Parsing work is bounded by ``Limits``, not by the query string (issue 13), on every target.
+"""Parsing work is bounded by ``Limits``, not by the query string, on every target (docs: security, "Bounds").
 
-Each hostile request of the issue goes through the real list action of the conformance ``things``
+Each hostile request below goes through the real list action of the conformance ``things``
 resource and must answer a 400 naming the right key, with a body of at most 16 KiB, after a
 bounded amount of work. The work is counted, not timed: calls of ``NameIndex.closest`` (one per
 "did you mean" lookup) and of ``difflib.SequenceMatcher.ratio`` (the matching inside a lookup),

@@ -1,4 +1,4 @@
-"""Row policies as a property: no answer depends on a row outside the user's policies (docs: guide/scoping.md).
+"""Row policies as a property: no answer depends on a row outside the user's policies (docs: scoping, "Row policies").
 
 Targets: every selected backend x database, with the conformance data (``tests/conformance/fixture.py``).
 Five models carry a policy per company ``c``, linked every way a relation can be:
@@ -44,8 +44,8 @@ from tests.conformance.fixture import memory_rows
 from tests.conformance.models import Thing
 from tests.conformance.targets import PART_COUNT, Target
 from tests.differential.strategies import Domain
-from tests.hostile import Opened, pruned, request, scoped_query
-from tests.hostile.strategies import hostile_queries, profile, profile_name
+from tests.hostile import Opened, Tally, pruned, request, scoped_query
+from tests.hostile.strategies import hostile_queries, profile
 
 Row = Mapping[str, Any]
 GRAPH: ModelGraph = model_graph(Thing)
@@ -113,10 +113,7 @@ class Scene:
     load: tuple[str, ...]
     references: dict[int | None, MemoryBackend]
     everything: MemoryBackend
-    queries: int = 0
-    answers: int = 0
-    rejected: int = 0
-    rows_seen: int = 0
+    tally: Tally = dataclasses.field(default_factory=Tally)
 
     @classmethod
     def of(cls, target: Target) -> Scene:
@@ -138,12 +135,12 @@ class Scene:
         return page.total, tuple((item["part_count"], shape(item, tree)) for item in page.items)
 
     async def check(self, query_string: str) -> None:
-        self.queries += 1
+        self.tally.queries += 1
         connection = request(query_string, None)
         try:
             query = scoped_query(self.resource, connection)
         except InvalidQueryError:
-            self.rejected += 1
+            self.tally.rejected += 1
             return
         runs: list[tuple[str, ListQuery, MemoryBackend]] = [
             (f"company {company}", dataclasses.replace(query, policies=policies(company)), self.references[company])
@@ -155,9 +152,9 @@ class Scene:
             async with self.target.context() as context:
                 got = await self.answer(asked, self.resource.backend, context)
             expected = await self.answer(query, reference, ListContext())
-            self.answers += 1
+            self.tally.answers += 1
             assert got == expected, f"{where}: answered {got}, with the invisible rows deleted {expected}"
-            self.rows_seen += len(got[1])
+            self.tally.rows_seen += len(got[1])
 
 
 def test_no_answer_depends_on_rows_outside_the_policies(opened: Opened) -> None:
@@ -174,13 +171,10 @@ def test_no_answer_depends_on_rows_outside_the_policies(opened: Opened) -> None:
         loop.run_until_complete(scene.check(query))
 
     isolated()
-    summary = (
-        f"{scene.target.id} ({profile_name()} profile): {scene.queries} queries, {scene.answers} answers compared "
-        f"({scene.rejected} rejected queries), {scene.rows_seen} rows checked"
-    )
-    print(summary)  # noqa: T201 - the tally, shown by ``pytest -rP`` or ``-s``
-    assert scene.answers >= scene.queries, summary
-    assert scene.rows_seen > scene.queries, summary
+    tally = scene.tally
+    summary = tally.summary(scene.target, queries=f" ({tally.rejected} rejected)")
+    assert tally.answers >= tally.queries, summary
+    assert tally.rows_seen > tally.queries, summary
 
 
 def test_the_reference_hides_what_each_policy_names() -> None:

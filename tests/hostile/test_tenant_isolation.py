@@ -67,8 +67,8 @@ from tests.apps import served
 from tests.conformance.fixture import DELETED_IDS, memory_rows
 from tests.conformance.targets import BEANIE_OPTIONS, THINGS_OPTIONS, Target, memory_target
 from tests.differential.strategies import Domain
-from tests.hostile import Opened, request, scoped_query
-from tests.hostile.strategies import hostile_queries, profile, profile_name
+from tests.hostile import Opened, Tally, request, scoped_query
+from tests.hostile.strategies import hostile_queries, profile
 
 Row = Mapping[str, Any]
 
@@ -264,10 +264,7 @@ class Scene:
     oracles: dict[str, Resource]
     own: dict[tuple[str, int | None], frozenset[object]]
     specs: dict[str, Scoped] = field(default_factory=dict)
-    queries: int = 0
-    answers: int = 0
-    rejected: int = 0
-    rows_seen: int = 0
+    tally: Tally = field(default_factory=Tally)
 
     @classmethod
     def of(cls, target: Target) -> Scene:
@@ -299,7 +296,7 @@ class Scene:
     async def check(self, name: str, query: str) -> None:
         """Run ``query`` on resource ``name`` for every user and check the properties of the module docstring."""
         spec = self.specs[name]
-        self.queries += 1
+        self.tally.queries += 1
         totals: dict[User, int] = {}
         client_filters: set[object] = set()
         for user in USERS:
@@ -308,10 +305,10 @@ class Scene:
             where = f"{self.target.id}: {name}?{query} for {user}"
             answer = await listed(self.target, self.resources[name], query, user)
             expected = await self.oracle(name, query, user)
-            self.answers += 1
+            self.tally.answers += 1
             assert answer.rejected == expected.rejected, f"{where}: answered {answer}, the oracle {expected}"
             if answer.rejected is not None:
-                self.rejected += 1
+                self.tally.rejected += 1
                 continue
             if not user.is_platform_admin:
                 own = self.own[name, user.company_id]
@@ -323,7 +320,7 @@ class Scene:
             assert (answer.total, answer.ids) == (expected.total, expected.ids), (
                 f"{where}: answered {answer}, the oracle {expected}"
             )
-            self.rows_seen += len(answer.ids)
+            self.tally.rows_seen += len(answer.ids)
             totals[user] = answer.total
             client_filters.add(self.client_filters(name, query, user))
         # The companies partition the rows, unless the client's own filters differ between users: a
@@ -342,7 +339,7 @@ def test_no_query_reaches_another_tenant(opened: Opened) -> None:
     for query in SEED_QUERIES:
         for name in SEEDED:
             loop.run_until_complete(scene.check(name, query))
-    seeded = scene.queries
+    seeded = scene.tally.queries
     domains = {spec.name: Domain.of(prepare(scene.resources[spec.name]).field_map, rows_of(spec)) for spec in SCOPED}
     cases = st.one_of(
         [st.tuples(st.just(spec.name), hostile_queries(domains[spec.name], document=scene.document)) for spec in SCOPED]
@@ -354,16 +351,15 @@ def test_no_query_reaches_another_tenant(opened: Opened) -> None:
         loop.run_until_complete(scene.check(*case))
 
     isolated()
-    drawn = scene.queries - seeded
-    summary = (
-        f"{scene.target.id} ({profile_name()} profile): {seeded} seed and {drawn} drawn queries, "
-        f"{scene.answers} answers compared ({scene.rejected} rejections), {scene.rows_seen} rows checked"
+    tally = scene.tally
+    drawn = tally.queries - seeded
+    summary = tally.summary(
+        scene.target, queries=f" ({seeded} seed, {drawn} drawn)", answers=f" ({tally.rejected} rejections)"
     )
-    print(summary)  # noqa: T201 - the tally, shown by ``pytest -rP`` or ``-s``
     assert drawn >= profile().max_examples, summary
     # The draws must mostly be accepted and find rows; otherwise isolation would be checked on nothing.
-    assert scene.rejected < scene.answers * 3 // 4, summary
-    assert scene.rows_seen > scene.queries, summary
+    assert tally.rejected < tally.answers * 3 // 4, summary
+    assert tally.rows_seen > tally.queries, summary
 
 
 @pytest.mark.parametrize("spec", SCOPED, ids=lambda spec: spec.name)
@@ -380,8 +376,8 @@ def test_a_request_without_user_is_refused(opened: Opened, spec: Scoped) -> None
 def test_a_tenant_of_none_matches_no_row_on_a_nullable_path(opened: Opened, path: str) -> None:
     """A non-administrator whose company is None sees nothing, whatever the scoped path holds.
 
-    ``tenant_scope`` forces ``{path: user.company_id}``; equality never matches NULL (DESIGN.md,
-    "NULL"; the memory backend lists nothing). Were the forced equality compiled as ``IS NULL``, a
+    ``tenant_scope`` forces ``{path: user.company_id}``; equality never matches NULL (the memory
+    backend lists nothing; docs: design, "NULL"). Were the forced equality compiled as ``IS NULL``, a
     user without a company would see every row whose tenant is NULL: unowned things, things of
     other companyless users.
     """

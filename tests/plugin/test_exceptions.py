@@ -1,4 +1,4 @@
-"""The plugin layer split by responsibility (issue 16, point 8), on the memory backend.
+"""The plugin layer split by responsibility, on the memory backend (docs: design, "Binding").
 
 The declaration is frozen and prepared once; the list action raises the library's errors only; the
 plugin's exception handlers answer them as the route answers Litestar's own 400 and 503, so the

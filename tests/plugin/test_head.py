@@ -1,4 +1,4 @@
-"""``HEAD`` on a list route answers what ``GET`` would, without a body (issue 16, point 6)."""
+"""``HEAD`` on a list route answers what ``GET`` would, without a body (docs: design, "HEAD")."""
 
 from __future__ import annotations
 

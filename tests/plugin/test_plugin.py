@@ -12,6 +12,7 @@ from litestar.testing import TestClient
 
 from litestar_listing import EnrichContext, ListingPlugin, MemoryBackend, Resource, tenant_scope
 from litestar_listing.core.errors import ConfigurationError
+from tests.apps import user_from_header
 from tests.unit.graph import GRAPH
 
 ROWS = [
@@ -45,24 +46,10 @@ def make_app(**resource_options: Any) -> Litestar:
         "no-company": {"id": 7},
     }
 
-    async def set_user(scope: Any, receive: Any, send: Any, app: Any) -> None:
-        headers = dict(scope["headers"])
-        scope["user"] = users.get(headers.get(b"x-user", b"").decode())
-        await app(scope, receive, send)
-
-    def middleware(app: Any) -> Any:
-        async def wrapped(scope: Any, receive: Any, send: Any) -> None:
-            if scope["type"] == "http":
-                await set_user(scope, receive, send, app)
-            else:
-                await app(scope, receive, send)
-
-        return wrapped
-
     options: dict[str, Any] = {"search_fields": ("name",), "default_order": ("id",)}
     options.update(resource_options)
     things = Resource("things", MemoryBackend(GRAPH, ROWS), **options)
-    return Litestar(plugins=[ListingPlugin([things])], middleware=[middleware])
+    return Litestar(plugins=[ListingPlugin([things])], middleware=[user_from_header(users)])
 
 
 @pytest.fixture

@@ -1,4 +1,7 @@
-"""Row policies on the plugin: the start-up check, the explicit opt-out, and the leak requests of issue 15.
+"""Row policies on the plugin: the start-up check, the explicit opt-out, and the requests that leaked without them.
+
+The leaks: another tenant's rows read from the side through a relation path in a filter, the search
+or the order (docs: scoping, "Row policies").
 
 The data set is the conformance fixture (``tests/conformance/fixture.py``) on the memory backend; the
 compilers' share of the rules is in the conformance table (``policy:*`` cases, every backend).
@@ -31,6 +34,7 @@ from litestar_listing import (
 from litestar_listing.backends.base import Capabilities
 from litestar_listing.backends.sqlalchemy import SQLAlchemyBackend, model_graph
 from litestar_listing.core.errors import ConfigurationError
+from tests.apps import user_from_header
 from tests.conformance.fixture import memory_rows
 from tests.conformance.models import Company, Part, Thing, User
 
@@ -45,15 +49,6 @@ class Member:
 MEMBERS = {"acme": Member(1, 1), "globex": Member(4, 2), "admin": Member(9, None, is_platform_admin=True)}
 
 
-def _middleware(app: Any) -> Any:
-    async def wrapped(scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] == "http":
-            scope["user"] = MEMBERS.get(dict(scope["headers"]).get(b"x-user", b"").decode())
-        await app(scope, receive, send)
-
-    return wrapped
-
-
 def things(**options: Any) -> Resource:
     return Resource("things", MemoryBackend(model_graph(Thing), memory_rows()), default_order=("id",), **options)
 
@@ -64,7 +59,7 @@ def users(backend: Any = None) -> Resource:
 
 
 def app(resources: list[Resource], policies: list[RowPolicy] | None = None) -> Litestar:
-    return Litestar(plugins=[ListingPlugin(resources, policies=policies or [])], middleware=[_middleware])
+    return Litestar(plugins=[ListingPlugin(resources, policies=policies or [])], middleware=[user_from_header(MEMBERS)])
 
 
 UNSAFE: dict[str, dict[str, Any]] = {

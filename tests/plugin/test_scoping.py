@@ -1,4 +1,6 @@
-"""The scoping presets read the user however Litestar gives it: objects, mappings, getters (spec §4.4.10).
+"""The scoping presets read the user however Litestar gives it: objects, mappings, getters.
+
+The presets: (docs: scoping, "The presets").
 
 On the memory backend: ``ROWS`` of ``tests/plugin/test_plugin.py`` has owner 1 on the 12 even ids
 of 1..25 and owner 2 on the 13 odd ones; ``owner_id`` stands for the tenant and for the owner.
@@ -16,6 +18,7 @@ from litestar.testing import TestClient
 
 from litestar_listing import ListingPlugin, MemoryBackend, Resource, ScopeRule, owner_scope, tenant_scope
 from litestar_listing.core.errors import ConfigurationError
+from tests.apps import user_from_header
 from tests.plugin.test_plugin import ROWS
 from tests.unit.graph import GRAPH
 
@@ -49,19 +52,18 @@ USERS: dict[str, object] = {
 def client_for(*scopes: ScopeRule) -> TestClient[Litestar]:
     """An app whose middleware sets ``scope["user"]`` from ``x-user`` and ``scope["auth"]`` from ``x-tenant``."""
 
-    def middleware(app: Any) -> Any:
+    def auth_from_header(app: Any) -> Any:
         async def wrapped(scope: Any, receive: Any, send: Any) -> None:
             if scope["type"] == "http":
-                headers = dict(scope["headers"])
-                scope["user"] = USERS.get(headers.get(b"x-user", b"").decode())
-                tenant = headers.get(b"x-tenant")
+                tenant = dict(scope["headers"]).get(b"x-tenant")
                 scope["auth"] = None if tenant is None else {"tenant": int(tenant)}
             await app(scope, receive, send)
 
         return wrapped
 
     things = Resource("things", MemoryBackend(GRAPH, ROWS), default_order=("id",), scopes=scopes)
-    return TestClient(Litestar(plugins=[ListingPlugin([things])], middleware=[middleware]))
+    middleware = [user_from_header(USERS), auth_from_header]
+    return TestClient(Litestar(plugins=[ListingPlugin([things])], middleware=middleware))
 
 
 def listed(client: TestClient[Litestar], status: int = 200, **headers: str) -> Any:

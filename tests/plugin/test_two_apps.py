@@ -27,9 +27,10 @@ from litestar_listing import (
 )
 from litestar_listing.backends.sqlalchemy import model_graph
 from litestar_listing.plugin.binding import binding_of
+from tests.apps import user_from_header
 from tests.conformance.fixture import memory_rows
 from tests.conformance.models import Thing
-from tests.plugin.test_policies import _middleware
+from tests.plugin.test_policies import MEMBERS
 
 THINGS = Resource("things", MemoryBackend(model_graph(Thing), memory_rows()), default_order=("id",))
 ACME = {"x-user": "acme"}
@@ -48,7 +49,7 @@ def policed() -> Litestar:
         max_concurrent_lists=1,
         routes={"things": RouteOptions(path="items")},
     )
-    return Litestar(route_handlers=[report], plugins=[plugin], middleware=[_middleware])
+    return Litestar(route_handlers=[report], plugins=[plugin], middleware=[user_from_header(MEMBERS)])
 
 
 def open_() -> Litestar:

@@ -15,8 +15,8 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from litestar_listing.demo.server import HOST, SCHEMA_PATH, demo_command, load_demo, running, start
 from tests.conftest import node_database_url, scratch_folder
+from tests.harness import HOST, SCHEMA_PATH, demo_command, load_demo, running, start
 from tests.matrix import Store, selected
 from tests.nodes import caught_up
 

@@ -9,16 +9,14 @@ as an error or a wrong page. Expectations are the table's hand counts.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 from urllib.parse import parse_qsl
 
 import asyncpg
-import pytest
 
 from litestar_listing.core.parsing import forced_filter
 from litestar_listing.plugin.prepared import prepare
 from tests.conformance.cases import CASES, Case
-from tests.conformance.targets import Target, open_target
+from tests.conformance.targets import Target, target_fixture
 from tests.conformance.test_conformance import with_policies
 from tests.matrix import Store, selected
 from tests.nodes import POOL_SIZE
@@ -27,10 +25,7 @@ TARGETS = [target for target in selected(store=Store.NODE) if target.database ==
 CONCURRENT = 4 * POOL_SIZE
 
 
-@pytest.fixture(scope="module", params=TARGETS, ids=str)
-async def target(request: pytest.FixtureRequest) -> AsyncIterator[Target]:
-    async with open_target(request.param, "litestar_listing_pgbouncer") as loaded:
-        yield loaded
+target = target_fixture(TARGETS, "litestar_listing_pgbouncer")
 
 
 async def _check(target: Target, case: Case, gate: asyncio.Semaphore) -> None:

@@ -27,7 +27,7 @@ from litestar_listing.plugin.prepared import prepare
 from tests.apps import serving
 from tests.conformance import piccolo_tables
 from tests.conformance.models import Thing
-from tests.conformance.targets import Target, open_target
+from tests.conformance.targets import Target, target_fixture
 from tests.conftest import async_url, started_nodes
 from tests.matrix import Store, selected
 from tests.nodes import caught_up, pause
@@ -36,10 +36,7 @@ TARGETS = [target for target in selected(store=Store.NODE) if target.database ==
 NEW_ID = 9001
 
 
-@pytest.fixture(scope="module", params=TARGETS, ids=str)
-async def target(request: pytest.FixtureRequest) -> AsyncIterator[Target]:
-    async with open_target(request.param, "litestar_listing_replicas") as loaded:
-        yield loaded
+target = target_fixture(TARGETS, "litestar_listing_replicas")
 
 
 @pytest.fixture

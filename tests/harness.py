@@ -1,9 +1,14 @@
-"""The demo as a real server process on loopback: the one harness of ``scripts/``, ``benchmarks/`` and the browser test.
+"""The demo as a real server process on loopback: the one harness of ``scripts/``, ``benchmarks/`` and the tests.
 
 ``load_demo`` fills a database with the demo's own loader (``litestar-listing demo --load-only``);
 ``serve_demo`` starts ``litestar-listing demo`` (uvicorn) for a backend x database on a free port of
 127.0.0.1, waits until it answers, and stops it as Ctrl+C would. ``start`` does the same for any
 command given its port (the benchmarks' uvicorn apps); ``running`` stops a server when a block ends.
+
+It lives outside the package (the wheel ships the demo, not the means to test it) and imports only
+the standard library when loaded: ``nox -s package`` runs it in a virtualenv where nothing but the
+build tools is installed. ``python scripts/<name>.py`` and ``python benchmarks/<name>.py`` put the
+repository root first on ``sys.path`` to import it as ``tests.harness``.
 """
 
 from __future__ import annotations
