@@ -36,10 +36,10 @@ def _sqlalchemy_where(needle: str) -> tuple[str, tuple[object, ...]]:
     from sqlalchemy import column, select, table
     from sqlalchemy.dialects import sqlite
 
-    from litestar_listing.backends.sqlalchemy.compiler import StatementCompiler
+    from litestar_listing.backends.sqlalchemy.compiler import STATEMENT_COMPILERS
     from tests.conformance.models import Thing
 
-    compiler = StatementCompiler(Thing, select(Thing), {}, "sqlite", custom_base=False)
+    compiler = STATEMENT_COMPILERS["sqlite"](Thing, select(Thing), {}, custom_base=False)
     name: Any = column("name")
     statement = select(name).select_from(table("things", name)).where(compiler.ilike(name, contains_pattern(needle)))
     compiled = statement.compile(dialect=sqlite.dialect())
@@ -47,11 +47,11 @@ def _sqlalchemy_where(needle: str) -> tuple[str, tuple[object, ...]]:
 
 
 def _piccolo_where(needle: str) -> tuple[str, tuple[object, ...]]:
-    from litestar_listing.backends.piccolo.compiler import QueryCompiler
+    from litestar_listing.backends.piccolo.compiler import QUERY_COMPILERS
     from litestar_listing.backends.piccolo.introspection import Tables
     from tests.conformance.piccolo_tables import Thing
 
-    compiler = QueryCompiler(Tables(Thing, None), {}, None, "sqlite")
+    compiler = QUERY_COMPILERS["sqlite"](Tables(Thing, None), {}, None)
     condition = compiler.ilike(Thing.name, contains_pattern(needle))
     sql, arguments = condition.compile_string(engine_type="sqlite")
     return f'SELECT "name" FROM things WHERE {sql.replace(chr(34) + "things" + chr(34) + ".", "")}', tuple(arguments)

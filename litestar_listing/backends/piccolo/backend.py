@@ -182,10 +182,10 @@ class PiccoloBackend(RelationalBackend[Engine[Any], Engine[Any], QueryCompiler, 
 
         Kept per database, and per distinct set of such row policies (``CompilerCache``).
         """
-        compiler, dialect = QUERY_COMPILERS[database.name]
+        compiler = QUERY_COMPILERS[database.name]
 
         def build(policies: Mapping[str, Policy]) -> QueryCompiler:
-            return compiler(self._tables, self._expressions(policies, dialect), self._where, dialect)
+            return compiler(self._tables, self._expressions(policies, compiler.dialect), self._where)
 
         return self._compilers.get(database.name, query, build)
 

@@ -17,7 +17,7 @@ import enum
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from piccolo.columns import Column, ForeignKey
 from piccolo.columns.combination import UNDEFINED, And, Or, Where, WhereRaw
@@ -200,28 +200,30 @@ def _column(anchor: Anchor, attribute: str) -> Column | QueryString:
 
 
 class QueryCompiler(RelationalCompiler[Any, QueryString]):
-    """Compiles queries for one table on one SQL dialect (the algorithm: ``RelationalCompiler``).
+    """Compiles queries for one table on PostgreSQL (the algorithm: ``RelationalCompiler``).
+
+    Each other database has a subclass with its own SQL (``QUERY_COMPILERS``).
 
     Args:
         tables: The listed table and every table reachable from it.
         computed: Computed aliases mapped to SQL expressions (docs: computed).
         where: The base list query's condition, e.g. excluding soft-deleted rows (docs: soft delete).
-        dialect: ``"sqlite"`` or ``"postgres"`` (Piccolo's engine type).
     """
+
+    dialect: ClassVar[Dialect] = "postgres"
+    """Piccolo's engine type of the database it compiles for: how its statements are rendered."""
 
     def __init__(
         self,
         tables: Tables,
         computed: Mapping[str, QueryString],
         where: QueryString | None,
-        dialect: Dialect,
     ) -> None:
         self.tables = tables
         self.table = tables.root
         self.graph = tables.model_graph()
         self.computed = computed
         self.base_where = where
-        self.dialect: Dialect = dialect
 
     # -- statements ---------------------------------------------------------------------------
     def rows_statement(self, query: ListQuery) -> QueryString:
@@ -363,6 +365,8 @@ class SQLiteQueryCompiler(QueryCompiler):
     ``ilike`` is a plain ``LIKE`` there.
     """
 
+    dialect = "sqlite"
+
     def like(self, column: Any, pattern: LikePattern) -> QueryString:  # noqa: D102
         return QueryString("{} GLOB {}", column, pattern.to_glob())
 
@@ -374,7 +378,7 @@ class SQLiteQueryCompiler(QueryCompiler):
         return QueryString(template, column, column, column, folded, column, folded)
 
 
-QUERY_COMPILERS: Mapping[str, tuple[type[QueryCompiler], Dialect]] = MappingProxyType(
-    {"sqlite": (SQLiteQueryCompiler, "sqlite"), "postgresql": (QueryCompiler, "postgres")}
+QUERY_COMPILERS: Mapping[str, type[QueryCompiler]] = MappingProxyType(
+    {"sqlite": SQLiteQueryCompiler, "postgresql": QueryCompiler}
 )
-"""The query compiler of each supported database by its name (``relational.databases``), with Piccolo's engine type."""
+"""The query compiler of each supported database, by its name (``relational.databases``)."""

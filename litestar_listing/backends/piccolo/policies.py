@@ -32,8 +32,7 @@ def table_compiler(table: type[Table], engine_type: str) -> QueryCompiler:
     Raises:
         ConfigurationError: The database is not supported.
     """
-    compiler, dialect = QUERY_COMPILERS[database(engine_type, "PiccoloBackend").name]
-    return compiler(Tables(table), {}, None, dialect)
+    return QUERY_COMPILERS[database(engine_type, "PiccoloBackend").name](Tables(table), {}, None)
 
 
 def policy_condition(

@@ -222,7 +222,7 @@ class SQLAlchemyBackend(RelationalBackend[AsyncSession, Sessions, StatementCompi
             computed = self._expressions(policies, database.name)
             base = self._base_statement(computed)
             compiler = STATEMENT_COMPILERS[database.name]
-            return compiler(self.model, base, computed, database.name, custom_base=self._custom_base)
+            return compiler(self.model, base, computed, custom_base=self._custom_base)
 
         return self._compilers.get(database.name, query, build)
 

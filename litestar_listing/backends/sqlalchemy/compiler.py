@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from decimal import Decimal
 from types import MappingProxyType
-from typing import Any
+from typing import Any, ClassVar
 
 from sqlalchemy import (
     BindParameter,
@@ -95,30 +95,32 @@ def _correlate(parent: Entity, relationship: Any, child: Entity) -> tuple[list[t
 
 
 class StatementCompiler(RelationalCompiler[ColumnElement[Any], Select[Any]]):
-    """Compiles queries for one model on one dialect (the algorithm: ``RelationalCompiler``).
+    """Compiles queries for one model on PostgreSQL (the algorithm: ``RelationalCompiler``).
+
+    Each other database has a subclass with its own SQL (``STATEMENT_COMPILERS``).
 
     Args:
         model: The listed mapped class.
         base: The statement to start from (``select(model)`` by default): a base list query may add
             computed columns and exclude rows, e.g. soft-deleted ones (docs: soft delete).
         computed: Computed aliases mapped to expressions, for ordering (docs: computed).
-        dialect: The SQLAlchemy dialect name (``sqlite``, ``postgresql``, ...).
         custom_base: ``base`` is not a plain ``select(model)``: the total counts its rows as a subquery.
     """
+
+    dialect: ClassVar[str] = "postgresql"
+    """The database it compiles for (``relational.databases``)."""
 
     def __init__(
         self,
         model: type[Any],
         base: Select[Any],
         computed: Mapping[str, ColumnElement[Any]],
-        dialect: str,
         *,
         custom_base: bool,
     ) -> None:
         self.model = model
         self.base = base
         self.computed = computed
-        self.dialect = dialect
         self.custom_base = custom_base
         self.graph = model_graph(model)
         self._nullable = {
@@ -287,6 +289,8 @@ class SQLiteStatementCompiler(StatementCompiler):
 
     SQLite's ``LIKE`` ignores the case of ASCII letters and ``lower()`` folds ASCII only.
     """
+
+    dialect = "sqlite"
 
     def like(self, column: Any, pattern: LikePattern) -> ColumnElement[Any]:  # noqa: D102
         return column.op("GLOB", is_comparison=True)(pattern.to_glob())  # type: ignore[no-any-return]

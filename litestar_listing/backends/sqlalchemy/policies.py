@@ -45,7 +45,7 @@ def _model_compiler(model: type[Any], dialect: str) -> StatementCompiler:
     compiler = _MODEL_COMPILERS.get((model, dialect))
     if compiler is None:
         kind = STATEMENT_COMPILERS[database(dialect, "SQLAlchemyBackend").name]
-        compiler = _MODEL_COMPILERS[model, dialect] = kind(model, select(model), {}, dialect, custom_base=False)
+        compiler = _MODEL_COMPILERS[model, dialect] = kind(model, select(model), {}, custom_base=False)
     return compiler
 
 
