@@ -7,6 +7,7 @@ package"). Backends that need an optional extra live in their own subpackages, e
 ``litestar_listing.backends.sqlalchemy.SQLAlchemyBackend``.
 """
 
+import functools
 import importlib
 import typing
 
@@ -108,66 +109,29 @@ __all__ = (
     "tenant_scope",
 )
 
-_LOADED_FROM: dict[str, tuple[str, ...]] = {
-    "litestar_listing.backends.base": (
-        "Capabilities",
-        "Computed",
-        "ListContext",
-        "ListingBackend",
-        "Page",
-        "TotalMode",
-    ),
-    "litestar_listing.backends.memory": ("MemoryBackend",),
-    "litestar_listing.core.errors": (
-        "ConfigurationError",
-        "InvalidQueryError",
-        "ListingError",
-        "ParameterError",
-        "UnavailableError",
-        "UnsupportedQueryError",
-    ),
-    "litestar_listing.core.operators": ("OPERATORS", "Operator"),
-    "litestar_listing.core.parsing": ("Limits", "QueryParser"),
-    "litestar_listing.core.query": (
-        "Combine",
-        "FieldPath",
-        "Filter",
-        "FilterSyntax",
-        "ListQuery",
-        "OrderTerm",
-        "Policy",
-        "RawFilter",
-        "Search",
-        "Window",
-    ),
-    "litestar_listing.core.schema": ("ALL_FIELDS", "FieldMap", "ValueType"),
-    "litestar_listing.plugin": (
-        "EnrichContext",
-        "ListResult",
-        "ListingPlugin",
-        "Pagination",
-        "Resource",
-        "RouteOptions",
-        "RowPolicy",
-        "ScopeRule",
-        "UserSource",
-        "list_resource",
-        "listing_operation",
-        "listing_route",
-        "owner_scope",
-        "parse_query",
-        "provide_page",
-        "provide_query",
-        "request_policies",
-        "tenant_scope",
-    ),
-}
-"""The module each name of ``__all__`` is loaded from, as the ``TYPE_CHECKING`` imports above say."""
-
-_MODULE_OF = {name: module for module, names in _LOADED_FROM.items() for name in names}
-
 _SUBPACKAGES = frozenset({"backends", "core", "plugin"})
 """Subpackages reachable as attributes without importing them first, as when the package imported them all."""
+
+
+@functools.cache
+def _loaded_from() -> dict[str, str]:
+    """The module each name of ``__all__`` is loaded from: the ``TYPE_CHECKING`` imports above, read once.
+
+    Those imports are what type checkers and IDEs read; reading the same lines here keeps one list of
+    where each name lives.
+    """
+    import ast  # only for the first lazy name: the package root stays light
+    import pathlib
+
+    tree = ast.parse(pathlib.Path(__file__).read_text(encoding="utf-8"))
+    return {
+        alias.name: str(statement.module)
+        for node in tree.body
+        if isinstance(node, ast.If) and ast.unparse(node.test) == "typing.TYPE_CHECKING"
+        for statement in node.body
+        if isinstance(statement, ast.ImportFrom)
+        for alias in statement.names
+    }
 
 
 def __getattr__(name: str) -> object:
@@ -176,7 +140,7 @@ def __getattr__(name: str) -> object:
     Raises:
         AttributeError: ``name`` is not a public name of the package.
     """
-    module = _MODULE_OF.get(name)
+    module = _loaded_from().get(name) if name in __all__ else None
     if module is not None:
         value = getattr(importlib.import_module(module), name)
         globals()[name] = value
