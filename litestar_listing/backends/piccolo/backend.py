@@ -41,7 +41,7 @@ from litestar_listing.backends.relational.replicas import Replica, ReplicaSet
 from litestar_listing.backends.relational.shapes import OFFSET, Slot
 from litestar_listing.core.errors import ConfigurationError, UnavailableError
 from litestar_listing.core.query import ListQuery, Policy, load_tree
-from litestar_listing.core.schema import FieldInfo, ModelGraph
+from litestar_listing.core.schema import FieldInfo
 
 if TYPE_CHECKING:
     from piccolo.columns import ForeignKey
@@ -115,6 +115,7 @@ class PiccoloBackend(RelationalBackend[Engine[Any], Engine[Any], QueryCompiler, 
         self._tables = Tables(table, reverse)
         self._graph = self._tables.model_graph()
         self._where = None if where is None else render_condition(where)
+        self._narrows = where is not None
         self._computed = {name: expression for name, (expression, _) in (computed or {}).items()}
         self._reads = read_models(self._computed.values(), _name)
         if self._reads:
@@ -133,23 +134,6 @@ class PiccoloBackend(RelationalBackend[Engine[Any], Engine[Any], QueryCompiler, 
             reads = expression.read_names(_name) if isinstance(expression, Computed) else ()
             self._computed_fields[name] = field_info(name, column, computed=True, reads=reads)
         self._compilers: CompilerCache[QueryCompiler] = CompilerCache(self._reads)
-
-    @property
-    def narrows_rows(self) -> bool:
-        """Whether a base list query may leave rows of the model out (e.g. soft-deleted ones; docs: soft delete).
-
-        The plugin's start-up check treats such a model as scoped: a relation path reaching it
-        from another resource needs a row policy (docs: design, "Row policies").
-        """
-        return self._where is not None
-
-    def model_graph(self) -> ModelGraph:
-        """The table and its relations, introspected once."""
-        return self._graph
-
-    def computed_fields(self) -> Mapping[str, FieldInfo]:
-        """The computed aliases and their types."""
-        return self._computed_fields
 
     def engine_for(self, context: ListContext) -> Engine[Any]:
         """The engine of a call: ``context.session`` if it is one, else ``engine``, else the table's.

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from litestar_listing.backends.relational.replicas import ReplicaSet
     from litestar_listing.core.errors import UnavailableError
     from litestar_listing.core.query import ListQuery
+    from litestar_listing.core.schema import FieldInfo, ModelGraph
 
 __all__ = ("Held", "Reader", "RelationalBackend", "Statements")
 
@@ -136,8 +137,29 @@ class RelationalBackend(ABC, Generic[HandleT, NodeT, CompilerT, StatementsT]):
     type_encoders: Mapping[Any, Callable[[Any], Any]] = MappingProxyType({})
     """The items hold values the application encodes already."""
 
+    _graph: ModelGraph
+    _computed_fields: Mapping[str, FieldInfo]
+    _narrows: bool
+
     def __init__(self) -> None:
         self._shapes: Shapes[StatementsT] = Shapes()
+
+    @property
+    def narrows_rows(self) -> bool:
+        """Whether the base list query may leave rows of the model out (e.g. soft-deleted ones; docs: soft delete).
+
+        The plugin's start-up check treats such a model as scoped: a relation path reaching it
+        from another resource needs a row policy (docs: design, "Row policies").
+        """
+        return self._narrows
+
+    def model_graph(self) -> ModelGraph:
+        """The listed model and the models reachable from it, introspected once."""
+        return self._graph
+
+    def computed_fields(self) -> Mapping[str, FieldInfo]:
+        """The computed aliases and their types."""
+        return self._computed_fields
 
     async def fetch(self, query: ListQuery, context: ListContext) -> Page:
         """Run the page statement and, when the page does not tell it, the total (the routes above).

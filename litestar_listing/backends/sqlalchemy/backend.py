@@ -35,7 +35,6 @@ from litestar_listing.backends.sqlalchemy.rows import BY_POSITION, row_plan
 from litestar_listing.backends.sqlalchemy.sqlite import prepare_engine, read_engine
 from litestar_listing.core.errors import ConfigurationError, UnavailableError
 from litestar_listing.core.query import ListQuery, Policy, load_tree
-from litestar_listing.core.schema import FieldInfo, ModelGraph
 
 if TYPE_CHECKING:
     from advanced_alchemy.extensions.litestar import SQLAlchemyAsyncConfig
@@ -131,23 +130,6 @@ class SQLAlchemyBackend(RelationalBackend[AsyncSession, Sessions, StatementCompi
         self._compilers: CompilerCache[StatementCompiler] = CompilerCache(
             read_models(self._computed.values(), mapped_name)
         )
-
-    @property
-    def narrows_rows(self) -> bool:
-        """Whether a base list query may leave rows of the model out (e.g. soft-deleted ones; docs: soft delete).
-
-        The plugin's start-up check treats such a model as scoped: a relation path reaching it
-        from another resource needs a row policy (docs: design, "Row policies").
-        """
-        return self._narrows
-
-    def model_graph(self) -> ModelGraph:
-        """The model and its relations, introspected once."""
-        return self._graph
-
-    def computed_fields(self) -> Mapping[str, FieldInfo]:
-        """The computed aliases and their types."""
-        return self._computed_fields
 
     def prepare(self) -> None:
         """Register the SQLite functions on the configured engine (see ``prepare_engine``)."""
