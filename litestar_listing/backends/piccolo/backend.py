@@ -128,11 +128,12 @@ class PiccoloBackend(RelationalBackend[Engine[Any], Engine[Any], QueryCompiler, 
         # Built once without policies, so that a Computed value asking for rows it cannot police is
         # refused here, before any request.
         self._expressions({}, "postgres")
-        self._computed_fields: dict[str, FieldInfo] = {}
+        fields: dict[str, FieldInfo] = {}
         for name, (expression, column_type) in (computed or {}).items():
             column = column_type() if isinstance(column_type, type) else column_type
             reads = expression.read_names(_name) if isinstance(expression, Computed) else ()
-            self._computed_fields[name] = field_info(name, column, computed=True, reads=reads)
+            fields[name] = field_info(name, column, computed=True, reads=reads)
+        self._computed_fields = fields
         self._compilers: CompilerCache[QueryCompiler] = CompilerCache(self._reads)
 
     def engine_for(self, context: ListContext) -> Engine[Any]:
