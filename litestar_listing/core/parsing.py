@@ -280,7 +280,11 @@ class QueryParser:
                     errors.append(ParameterError(shown, message))
             if len(key) > limits.max_name_length:
                 continue
-            if key in RESERVED or (self.keyset and key == CURSOR_PARAMETER):
+            if key == "order_by" and key in reserved:
+                # Repeated terms are the terms of one list (docs: query language, "Ordering"): the form
+                # OpenAPI's default array style gives, which generated clients send.
+                reserved[key] = f"{reserved[key]},{value}"
+            elif key in RESERVED or (self.keyset and key == CURSOR_PARAMETER):
                 if key in reserved:
                     errors.append(ParameterError(key, "must be given at most once"))
                 reserved.setdefault(key, value)
@@ -353,6 +357,11 @@ class QueryParser:
         page = _bounded_int(reserved.get("page"), "page", 1, None, 1, errors)
         count = _bounded_int(reserved.get("count"), "count", 1, limits.max_count, limits.default_count, errors)
         if page is None or count is None:
+            return Window()
+        if page > MAX_OFFSET:
+            errors.append(
+                ParameterError("page", f"expected an integer from 1 to {MAX_OFFSET}, a signed 64-bit integer")
+            )
             return Window()
         if (page - 1) * count > MAX_OFFSET:
             errors.append(ParameterError("page", f"page * count must stay within a 64-bit row offset ({MAX_OFFSET})"))

@@ -106,6 +106,15 @@ def test_search_and_order() -> None:
     assert parse("order_by=-id").order == (OrderTerm(FieldPath(("id",)), descending=True),)
 
 
+def test_a_repeated_order_by_is_one_list_of_terms() -> None:
+    # OpenAPI's default array style, as generated clients send it: the same as the comma-separated terms.
+    assert parse("order_by=-owner__name&order_by=name").order == parse("order_by=-owner__name,name").order
+    assert parse("order_by=name&order_by=-id").order[:2] == (
+        OrderTerm(FieldPath(("name",))),
+        OrderTerm(FieldPath(("id",)), descending=True),
+    )
+
+
 def test_empty_search_and_order_by_mean_absent() -> None:
     query = parse("search=&order_by=")
     assert query.search is None
@@ -155,6 +164,9 @@ def test_forced_filter_drops_the_client_equality_of_the_same_name() -> None:
         ("order_by=nope", "order_by", "not an orderable field"),
         ("order_by=owner__boss__name", "order_by", "not an orderable field"),
         ("order_by=name,-name", "order_by", "more than once"),
+        ("order_by=name&order_by=-name", "order_by", "more than once"),
+        ("order_by=name&order_by=", "order_by", "not an orderable field"),
+        (f"page={2**63}", "page", "signed 64-bit integer"),
         ("order_by=name,", "order_by", "not an orderable field"),
         ("search=" + "x" * 257, "search", "at most 256"),
         ("search=a%00b", "search", "NUL"),
