@@ -87,11 +87,20 @@ def docs(session: nox.Session) -> None:
 
 @nox.session(default=False)
 def clients(session: nox.Session) -> None:
-    """openapi-python-client generates a client from the demo's OpenAPI; the tests use it on the demo (SQLite).
+    """Clients generated from the demo's OpenAPI at their generators' default settings, used on the demo (SQLite).
 
-    openapi-spec-validator checks the same document. See tests/clients/test_generated_client.py.
+    openapi-python-client writes a Python package; openapi-typescript the types that
+    clients/typescript/list_flights.mts is compiled against, run with node through openapi-fetch
+    (``npm ci`` installs them from clients/typescript/package-lock.json; node and npm are Debian's:
+    apt-get install -y nodejs npm). openapi-spec-validator checks the same document. See
+    tests/clients/test_generated_client.py.
     """
+    import shutil
+
+    if shutil.which("npm") is None:
+        session.error("npm is not installed: it is the Debian package npm (apt-get install -y nodejs npm)")
     _install(session, "test", "clients")
+    session.run("npm", "ci", "--no-audit", "--no-fund", "--prefix", "clients/typescript", external=True)
     env = {"LISTING_BACKENDS": "sqlalchemy", "LISTING_DATABASES": "sqlite"}
     session.run("pytest", "tests/clients", *session.posargs, env=env)
 

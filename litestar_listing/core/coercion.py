@@ -27,6 +27,7 @@ __all__ = (
     "coerce_bool",
     "coerce_text",
     "describe_type",
+    "text_pattern",
     "value_schema",
 )
 
@@ -412,7 +413,8 @@ CODECS: Mapping[ValueType, ValueCodec] = MappingProxyType(
         ValueType.DATETIME: ValueCodec(
             parse=_datetime,
             describe=_fixed("an ISO 8601 date-time (YYYY-MM-DDTHH:MM[:SS[.ffffff]][Z|±HH:MM]) or a date"),
-            schema=lambda _info: {"type": "string", "pattern": _DATETIME_PATTERN},
+            # ``date-time`` for client generators (a datetime type); the pattern also admits a bare date.
+            schema=lambda _info: {"type": "string", "format": "date-time", "pattern": _DATETIME_PATTERN},
             name=_fixed("DateTime"),
             python_type=lambda _info: dt.datetime,
             spellings=_spell_datetime,
@@ -465,6 +467,38 @@ def value_schema(info: FieldInfo) -> dict[str, object]:
         "description": ...}``), safe to change.
     """
     return {**CODECS[info.type].schema(info), "description": describe_type(info)}
+
+
+_REGEX_SYNTAX = frozenset("\\^$.|?*+()[]{}/")
+
+_TEXT_PATTERNS: Mapping[ValueType, str] = MappingProxyType(
+    {
+        ValueType.TEXT: r"[^\x00,]*",
+        ValueType.INTEGER: _INTEGER.pattern,
+        ValueType.FLOAT: _DECIMAL.pattern.replace("(?:", "("),
+        ValueType.DECIMAL: _DECIMAL.pattern.replace("(?:", "("),
+        ValueType.DATE: _CALENDAR_DATE,
+        ValueType.DATETIME: _DATETIME_PATTERN.removeprefix("^").removesuffix("$"),
+    }
+)
+
+
+def text_pattern(info: FieldInfo) -> str:
+    """A regular expression (unanchored, no comma) of the texts of one of ``info``'s values, for a list of them.
+
+    Exactly the texts ``coerce`` reads for text, dates and datetimes, and for enumerations (their
+    values, escaped); for integers and numbers, their spellings, bounds aside; any text without a
+    comma for the other types. ``^E(,E)*$`` is then a comma-separated list (docs: query language,
+    "Filters and operators").
+    """
+    if info.type is ValueType.ENUM:
+        # Only the syntax characters are escaped: ECMA-262 regular expressions with the ``u`` flag,
+        # as JSON Schema validators may compile them, refuse ``re.escape``'s escaped space.
+        escaped = (
+            "".join(f"\\{char}" if char in _REGEX_SYNTAX else char for char in value) for value in _enum_values(info)
+        )
+        return "(" + "|".join(escaped) + ")"
+    return _TEXT_PATTERNS.get(info.type, "[^,]*")
 
 
 def coerce(info: FieldInfo, text: str) -> object:

@@ -2,6 +2,9 @@
 
 Parameters are read by the engine from the raw query string, so they are documented here rather
 than declared on the handler's signature (which would make Litestar validate them a second time).
+The filters are the properties of one form-exploded object per relation (``filter_group``): a
+handful of parameters that client generators and Swagger UI take as they are (docs: explorer,
+"Generated clients").
 """
 
 from __future__ import annotations
@@ -25,11 +28,11 @@ from litestar.openapi.spec import (
 )
 
 from litestar_listing.backends.base import offered_operators
-from litestar_listing.core.coercion import CODECS, value_schema
+from litestar_listing.core.coercion import CODECS, describe_type, text_pattern, value_schema
 from litestar_listing.core.cursor import CURSOR_PARAMETER
 from litestar_listing.core.operators import Element, Operator
 from litestar_listing.core.parsing import MAX_OFFSET
-from litestar_listing.core.query import LOOKUP_SEP, FilterSyntax
+from litestar_listing.core.query import LOOKUP_SEP, FieldPath, FilterSyntax
 from litestar_listing.core.schema import FieldInfo, ValueType
 from litestar_listing.plugin.prepared import prepare
 from litestar_listing.plugin.problems import ErrorFormat, ErrorShapes
@@ -41,9 +44,11 @@ if TYPE_CHECKING:
     from litestar_listing.plugin.resource import Resource
 
 __all__ = (
+    "FILTERS",
     "ListingComponents",
     "SharedSchemas",
     "error_schema",
+    "filter_group",
     "list_operation_class",
     "list_parameters",
     "problem_schema",
@@ -95,8 +100,36 @@ class SharedSchemas:
         return Reference(ref=f"#/components/schemas/{key}")
 
     def value(self, info: FieldInfo) -> Reference:
-        """A ``$ref`` to the schema of ``info``'s values (``core.coercion.value_schema``)."""
-        return self.reference(CODECS[info.type].name(info), value_schema(info))
+        """A ``$ref`` to the schema of ``info``'s values (``core.coercion.value_schema``), with an example."""
+        schema = value_schema(info)
+        example = value_example(info)
+        if "pattern" in schema and example is not None:
+            schema["examples"] = [example]
+        return self.reference(CODECS[info.type].name(info), schema)
+
+
+_EXAMPLES: dict[ValueType, str] = {
+    ValueType.TEXT: "text",
+    ValueType.INTEGER: "1",
+    ValueType.FLOAT: "1.5",
+    ValueType.DECIMAL: "12.50",
+    ValueType.BOOLEAN: "true",
+    ValueType.DATE: "2013-01-01",
+    ValueType.DATETIME: "2013-01-01T05:00:00Z",
+    ValueType.UUID: "00000000-0000-0000-0000-000000000000",
+}
+"""A valid value of each type, as a client writes it, for the schemas that have a ``pattern``.
+
+Swagger UI renders a parameter's sample again on each change of the page; without an example it
+makes one from the pattern (for a datetime's, milliseconds), for each of hundreds of properties.
+"""
+
+
+def value_example(info: FieldInfo) -> str | None:
+    """A valid value of ``info``'s type as a client writes it (an enumeration's first value); None: none known."""
+    if info.type is ValueType.ENUM:
+        return next((str(member.value) for member in info.enum or ()), None)
+    return _EXAMPLES.get(info.type)
 
 
 @dataclass
@@ -178,7 +211,7 @@ class _QueryParameter(Parameter):
     """A ``Parameter`` written without the fields that only repeat OpenAPI's defaults.
 
     ``required``, ``deprecated``, ``allowEmptyValue`` and ``allowReserved`` default to false; a list
-    operation has hundreds of parameters, and writing four defaults on each was a quarter of the document.
+    operation has several parameters, and writing four defaults on each only makes it longer.
     """
 
     def to_schema(self) -> dict[str, Any]:
@@ -186,26 +219,98 @@ class _QueryParameter(Parameter):
         return {key: value for key, value in super().to_schema().items() if value is not False or key == "explode"}
 
 
+@dataclass
+class _NamedEnumSchema(Schema):
+    """A ``Schema`` whose enum values carry member names for client generators (``x-enum-varnames``)."""
+
+    enum_varnames: list[str] | None = field(default=None, metadata={"alias": "x-enum-varnames"})
+
+
+FILTERS = "filters"
+"""The filter object of a resource's own fields; a relation's is ``<relation>_filters`` (``filter_groups``)."""
+
+
+def filter_group(path: FieldPath) -> str:
+    """The name of the filter object that documents ``path``'s parameters: ``filters`` or ``<relation>_filters``.
+
+    Own fields are in ``filters``; a relation path is in the object of its first relation
+    (``airline__name__istartswith`` in ``airline_filters``). Client generators make one identifier of
+    ``flight_id`` and ``flight__id`` (they merge runs of ``_``); in separate objects the two never meet.
+    """
+    return f"{path.segments[0]}_{FILTERS}" if path.relations else FILTERS
+
+
+def _order_varname(term: str) -> str:
+    """The member name of an ``order_by`` term in a generated enum, e.g. ``DEP_DELAY_DESC``.
+
+    A relation path names its field first, then each relation outwards (``NAME_OF_ORIGIN_AIRPORT``
+    for ``origin_airport__name``): generators merge runs of ``_``, so ``FLIGHT_ID`` could not tell
+    ``flight_id`` from ``flight__id`` (``ID_OF_FLIGHT``).
+    """
+    path = FieldPath.parse(term.removeprefix("-"))
+    name = "_OF_".join(reversed(path.segments)).upper()
+    return name + "_DESC" if term.startswith("-") else name
+
+
+def _order_parameter(resource: Resource) -> Parameter:
+    field_map = prepare(resource).field_map
+    terms = [f"{sign}{name}" for name in sorted(field_map.orderable) for sign in ("", "-")]
+    names: list[str] = []
+    for term in terms:
+        name = base = _order_varname(term)
+        number = 2
+        while name in names:  # an own field named like ``id_of_flight``: numbered, never merged
+            name, number = f"{base}_{number}", number + 1
+        names.append(name)
+    default = ",".join(("-" if term.descending else "") + term.path.name for term in field_map.default_order)
+    return _QueryParameter(
+        name="order_by",
+        param_in=ParamType.QUERY,
+        description=(
+            "Ordering terms, '-' for descending, each field at most once; the primary key breaks ties. Repeat the "
+            f"parameter for each term, or separate them with commas. Empty or absent: the default, {default}."
+        ),
+        schema=Schema(
+            type=OpenAPIType.ARRAY,
+            items=_NamedEnumSchema(type=OpenAPIType.STRING, enum=terms, enum_varnames=names),
+            unique_items=True,
+            max_items=resource.limits.max_order_terms,
+        ),
+        allow_empty_value=True,  # ``order_by=`` is the default order, as an absent parameter
+    )
+
+
 def _operator_schema(
     info: FieldInfo, operator: Operator, resource: Resource, shared: SharedSchemas
 ) -> Schema | Reference:
-    """The schema of ``info``'s values under ``operator``: its element's, in an array unless single."""
+    """The schema of ``info``'s values under ``operator``: its element's, or its elements' text, comma-separated.
+
+    Several elements travel in one parameter, separated by commas (``f__in=a,b``, ``f__between=low,high``):
+    what a filter object's property holds, as one string (client generators and Swagger UI send a
+    property's array as JSON, or not at all).
+    """
     element = _element_schema(info, operator, shared)
     arity = operator.kind.arity
     if arity.single:
         return element
-    if not isinstance(element, Reference):  # pragma: no cover - every element but a flag is shared
-        msg = f"{operator.kind} has no shared element schema"
-        raise TypeError(msg)
-    # Several elements: repeated parameters (``f__in=a&f__in=b``, what client generators write; an
-    # empty list sends nothing; the engine also splits each at commas), or, with ``explode: false``,
-    # comma-separated in one parameter (``f__between=low,high``).
-    values: dict[str, Any] = {"type": "array", "items": {"$ref": element.ref}}
+    one = text_pattern(info)
+    described = describe_type(info)
     if arity.count is None:
-        values["maxItems"] = resource.limits.max_in_values
+        schema: dict[str, Any] = {
+            "type": "string",
+            "pattern": f"^{one}(,{one})*$",
+            "description": f"comma-separated, at most {resource.limits.max_in_values}: {described}",
+        }
     else:
-        values["minItems"] = values["maxItems"] = arity.count
-    return shared.reference(element.ref.rsplit("/", 1)[1] + arity.suffix, values)
+        schema = {
+            "type": "string",
+            "pattern": f"^{one}{f',{one}' * (arity.count - 1)}$",
+            "description": f"{arity.written}, {' <= '.join(arity.written.split(','))}: {described}",
+        }
+    example = value_example(info)
+    if example is not None and "," not in example:
+        schema["examples"] = [",".join([example] * (arity.count or 2))]  # equal bounds are a valid range
+    return shared.reference(CODECS[info.type].name(info) + arity.suffix, schema)
 
 
 def _element_schema(info: FieldInfo, operator: Operator, shared: SharedSchemas) -> Schema | Reference:
@@ -215,27 +320,14 @@ def _element_schema(info: FieldInfo, operator: Operator, shared: SharedSchemas) 
         # Inline: ``{"type": "boolean"}`` is shorter than a reference to it.
         return _inline(CODECS[ValueType.BOOLEAN].schema(info))
     if element is Element.PATTERN:
-        pattern = {"type": "string", "pattern": _LIKE_PATTERN, "description": _LIKE_DESCRIPTION}
+        pattern = {"type": "string", "pattern": _LIKE_PATTERN, "description": _LIKE_DESCRIPTION, "examples": ["%text%"]}
         return shared.reference("LikePattern", pattern)
     if element is Element.TEXT:
         return shared.value(FieldInfo(operator.name, ValueType.TEXT))
     return shared.value(info)
 
 
-def _takes_empty(info: FieldInfo, operator: Operator) -> bool:
-    """Whether ``name__op=`` (an empty value) is a valid value: text, or a LIKE pattern.
-
-    Parameters of several elements keep the default (no empty value): an empty list is sent as no
-    parameter at all, and for text fields an empty item is already valid by the item schema.
-    """
-    kind = operator.kind
-    return kind.arity.single and (
-        kind.element in {Element.TEXT, Element.PATTERN}
-        or (info.type is ValueType.TEXT and kind.element is Element.FIELD)
-    )
-
-
-_FORCED_NOTE = " Ignored, its value unchecked, while a server-side scope sets this field."
+_FORCED_NOTE = "Ignored, its value unchecked, while a server-side scope sets this field."
 
 
 def _forced_paths(resource: Resource) -> set[str]:
@@ -248,6 +340,27 @@ def _forced_paths(resource: Resource) -> set[str]:
     return {path for scope in resource.scopes for path in scope.fields}
 
 
+def _filter_object(
+    name: str, description: str, properties: dict[str, Schema | Reference], *, closed: bool
+) -> Parameter:
+    """A query parameter whose object's properties are parameters of their own (``style: form, explode: true``).
+
+    OpenAPI writes such an object as one ``name=value`` per property, the parameter's own name
+    unused: exactly the filter parameters of the query language. ``example`` is an empty object, no
+    filter, so that Swagger UI does not fill the form with a sample of every property.
+    """
+    return _QueryParameter(
+        name=name,
+        param_in=ParamType.QUERY,
+        description=description,
+        style="form",
+        explode=True,
+        # The schema's example too: Swagger UI then samples the object without walking its properties.
+        schema=Schema(type=OpenAPIType.OBJECT, properties=properties, additional_properties=not closed, examples=[{}]),
+        example={},
+    )
+
+
 def list_parameters(resource: Resource, shared: SharedSchemas) -> list[Parameter]:
     """The query parameters of ``resource``'s list endpoint (docs: query language), filters last.
 
@@ -257,10 +370,11 @@ def list_parameters(resource: Resource, shared: SharedSchemas) -> list[Parameter
 
     Returns:
         ``page``, ``count``, ``search`` (when the resource has searchable fields), ``order_by``
-        as an array of its allowed ``[-]field`` terms, and one parameter per exposed filter path
-        and operator (``path`` for equality, ``path__op`` otherwise); for document-store resources
-        one per field, reference alias and raw key instead (docs: query language, "Document-store
-        resources").
+        as an array of its allowed ``[-]field`` terms, ``cursor`` (keyset resources), then the filter
+        objects (``filter_group``): ``filters`` and one ``<relation>_filters`` per relation, each
+        property a filter parameter (``path`` for equality, ``path__op`` otherwise) typed by its
+        field and operator; for document-store resources, ``filters`` with one property per field,
+        reference alias and raw key instead (docs: query language, "Document-store resources").
     """
     field_map, limits = prepare(resource).field_map, resource.limits
     parameters: list[Parameter] = [
@@ -268,7 +382,7 @@ def list_parameters(resource: Resource, shared: SharedSchemas) -> list[Parameter
             name="page",
             param_in=ParamType.QUERY,
             description="Page number, from 1; (page - 1) x count must stay within a 64-bit row offset.",
-            schema=Schema(type=OpenAPIType.INTEGER, minimum=1, maximum=MAX_OFFSET + 1, default=1),
+            schema=Schema(type=OpenAPIType.INTEGER, minimum=1, maximum=MAX_OFFSET, default=1),
         ),
         _QueryParameter(
             name="count",
@@ -289,27 +403,7 @@ def list_parameters(resource: Resource, shared: SharedSchemas) -> list[Parameter
                 allow_empty_value=True,
             )
         )
-    orderable = sorted(field_map.orderable)
-    default = ",".join(("-" if term.descending else "") + term.path.name for term in field_map.default_order)
-    parameters.append(
-        _QueryParameter(
-            name="order_by",
-            param_in=ParamType.QUERY,
-            description=(
-                "Ordering terms, comma-separated, '-' for descending, each field at most once; the primary key "
-                f"breaks ties. Empty or absent: the default, {default}."
-            ),
-            schema=Schema(
-                type=OpenAPIType.ARRAY,
-                items=Schema(
-                    type=OpenAPIType.STRING, enum=[f"{sign}{name}" for name in orderable for sign in ("", "-")]
-                ),
-                unique_items=True,
-            ),
-            explode=False,
-            allow_empty_value=True,  # ``order_by=`` is the default order, as an absent parameter
-        )
-    )
+    parameters.append(_order_parameter(resource))
     if resource.keyset:
         parameters.append(
             _QueryParameter(
@@ -322,36 +416,42 @@ def list_parameters(resource: Resource, shared: SharedSchemas) -> list[Parameter
                 schema=Schema(type=OpenAPIType.STRING, min_length=1, max_length=4096, pattern="^[A-Za-z0-9_-]+$"),
             )
         )
+    closed = not prepare(resource).parser.ignore_unknown
     if resource.backend.capabilities.filter_syntax is FilterSyntax.DOCUMENT:
-        return parameters + _document_filters(resource, shared)
+        properties = _document_filters(resource, shared)
+        description = (
+            "Filters, each property a parameter of its own: a field, a reference's name or <field>_id, or a raw "
+            "key, equal to the value; repeat a parameter for any of several values."
+        )
+        if properties:
+            parameters.append(_filter_object(FILTERS, description, properties, closed=closed))
+        return parameters
     forced = _forced_paths(resource)
+    groups: dict[str, dict[str, Schema | Reference]] = {}
     for name, exposed in field_map.filterable.items():
         info = exposed.field
+        properties = groups.setdefault(filter_group(exposed.path), {})
         for operator in offered_operators(resource.backend).values():
             if not operator.applies_to(info.type):
                 continue
             key = name if operator.name == "eq" else f"{name}{LOOKUP_SEP}{operator.name}"
             schema = _operator_schema(info, operator, resource, shared)
-            empty = _takes_empty(info, operator)
-            description = operator.label[0].upper() + operator.label[1:] + "."
             if operator.name == "eq" and name in forced:
-                schema, empty, description = Schema(type=OpenAPIType.STRING), True, description + _FORCED_NOTE
-            parameters.append(
-                _QueryParameter(
-                    name=key,
-                    param_in=ParamType.QUERY,
-                    description=description,
-                    schema=schema,
-                    allow_empty_value=empty,
-                    explode=operator.kind.arity.explode,
-                )
-            )
+                schema = Schema(type=OpenAPIType.STRING, description=_FORCED_NOTE)
+            properties[key] = schema
+    for group, properties in groups.items():
+        whose = "own fields" if group == FILTERS else f"the relation {group.removesuffix('_' + FILTERS)!r}"
+        description = (
+            f"Filters on {whose}, each property a parameter of its own: <path> for equality, "
+            "<path>__<operator> for the operators in the operation's description."
+        )
+        parameters.append(_filter_object(group, description, properties, closed=closed))
     return parameters
 
 
-def _document_filters(resource: Resource, shared: SharedSchemas) -> list[Parameter]:
+def _document_filters(resource: Resource, shared: SharedSchemas) -> dict[str, Schema | Reference]:
     field_map = prepare(resource).field_map
-    parameters: list[Parameter] = []
+    properties: dict[str, Schema | Reference] = {}
     aliases = {
         relation.key_field: name
         for name, relation in field_map.graph.root_entity.relations.items()
@@ -360,35 +460,14 @@ def _document_filters(resource: Resource, shared: SharedSchemas) -> list[Paramet
     forced = _forced_paths(resource)
     for name, exposed in field_map.filterable.items():
         info = exposed.field
-        reference = name in aliases
-        names = [name, aliases[name]] if reference else [name]
-        for key in names:
-            meaning = f"the referenced record's identifier ({aliases[name]})" if reference else name
+        for key in [name, aliases[name]] if name in aliases else [name]:
             schema: Schema | Reference = shared.value(info)
-            description = f"{meaning} equal to; repeat it for any of several values."
-            empty = info.type is ValueType.TEXT
             if name in forced:
-                schema, empty, description = Schema(type=OpenAPIType.STRING), True, description + _FORCED_NOTE
-            parameters.append(
-                _QueryParameter(
-                    name=key,
-                    param_in=ParamType.QUERY,
-                    description=description,
-                    schema=schema,
-                    allow_empty_value=empty,
-                )
-            )
-    parameters.extend(
-        _QueryParameter(
-            name=key,
-            param_in=ParamType.QUERY,
-            description=f"Raw store filter: {key} equal to the text; repeat it for any of several values.",
-            schema=shared.value(FieldInfo(key, ValueType.TEXT)),
-            allow_empty_value=True,
-        )
-        for key in resource.raw_filters
-    )
-    return parameters
+                schema = Schema(type=OpenAPIType.STRING, description=_FORCED_NOTE)
+            properties[key] = schema
+    for key in resource.raw_filters:
+        properties[key] = shared.value(FieldInfo(key, ValueType.TEXT))
+    return properties
 
 
 _EXTRA_SCHEMA: dict[str, Any] = {
@@ -513,6 +592,19 @@ def _extension_headers(resource: Resource) -> dict[str, OpenAPIHeader | Referenc
     return headers
 
 
+def _operators_text(resource: Resource) -> str:
+    """What the filter objects' property names mean: the operator suffixes the resource's backend offers."""
+    if resource.backend.capabilities.filter_syntax is FilterSyntax.DOCUMENT:
+        return "Filters are equalities; a filter repeated means any of its values."
+    suffixes = "; ".join(
+        f"__{name}: {operator.label}" for name, operator in offered_operators(resource.backend).items() if name != "eq"
+    )
+    return (
+        f"Filters: <field> equal to; {suffixes}. A filter repeated means any of its values (equality: 'in'; "
+        "'ne': 'nin'); the values of 'in' and 'nin' are separated by commas, or the parameter repeated."
+    )
+
+
 def list_operation_class(
     resource: Resource,
     shared: SharedSchemas,
@@ -540,10 +632,8 @@ def list_operation_class(
     errors = ErrorShapes() if errors is None else errors
     parameters = list_parameters(resource, shared)
     limits = resource.limits
-    bounds = (
-        "A filter repeated means any of its values (equality: 'in'; 'ne': 'nin'); the values of 'in' and 'nin' "
-        "are repeated parameters, or separated by commas. "
-        f"At most {limits.max_filters} filter parameters per request, repetitions included, and "
+    bounds = _operators_text(resource) + (
+        f" At most {limits.max_filters} filter parameters per request, repetitions included, and "
         f"{limits.max_in_values} values per 'in' or 'nin' filter."
     )
     responses: dict[str, OpenAPIResponse] = {

@@ -35,7 +35,8 @@ class RouteOptions:
         path: The path after the plugin's ``path_prefix``, e.g. ``"departures"`` or
             ``"reports/flights"`` (leading and trailing ``/`` ignored; no path parameters). None: the
             resource's name. The route is ``{path_prefix}/{path}/``.
-        operation_id: The OpenAPI ``operationId``. None: ``list_<name>``, or, when an earlier
+        operation_id: The OpenAPI ``operationId``. None: ``list_<name>`` (each run of characters other
+            than ASCII letters and digits an ``_``: ``list_watched_flights``), or, when an earlier
             ``ListingPlugin`` of the application (or an explicit ``operation_id``) already uses it,
             ``list_<name>_<path_prefix as a slug>`` (``list_flights_api_v2``), numbered if needed.
         guards: Litestar guards, run before the list action: ``(connection, handler) -> None``,
@@ -172,7 +173,7 @@ def resolve_routes(plugins: Sequence[RoutedPlugin], target: RoutedPlugin) -> dic
 
 def _free_id(name: str, path_prefix: str, taken: Mapping[str, str]) -> str:
     """``list_<name>``, else ``list_<name>_<prefix slug>``, else that numbered from 2: the first not in ``taken``."""
-    plain = f"list_{name}"
+    plain = f"list_{_SLUG.sub('_', name).strip('_')}"  # an identifier: generators name functions after it
     if plain not in taken:
         return plain
     slug = _SLUG.sub("_", path_prefix).strip("_")

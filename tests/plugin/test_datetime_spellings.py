@@ -18,6 +18,7 @@ from litestar.testing import TestClient
 from litestar_listing.backends.base import field_filter
 from litestar_listing.core.errors import InvalidQueryError
 from litestar_listing.core.parsing import QueryParser
+from tests.openapi_parameters import sent_parameters
 from tests.plugin.test_plugin import make_app
 from tests.unit.graph import field_map
 
@@ -29,11 +30,7 @@ def _pattern() -> str:
     with TestClient(make_app()) as client:
         document = client.get("/schema/openapi.json").json()
     operation = document["paths"]["/api/v1/things"]["get"]
-    (parameter,) = (item for item in operation["parameters"] if item["name"] == "at__gte")
-    schema = parameter["schema"]
-    if "$ref" in schema:  # a shared value schema (components/schemas)
-        schema = document["components"]["schemas"][schema["$ref"].rsplit("/", 1)[1]]
-    return str(schema["pattern"])
+    return str(sent_parameters(document, operation)["at__gte"]["schema"]["pattern"])
 
 
 PATTERN = _pattern()

@@ -13,6 +13,7 @@ from litestar.testing import TestClient
 from litestar_listing import EnrichContext, ListingPlugin, MemoryBackend, Resource, tenant_scope
 from litestar_listing.core.errors import ConfigurationError
 from tests.apps import user_from_header
+from tests.openapi_parameters import resolved, sent_parameters
 from tests.unit.graph import GRAPH
 
 ROWS = [
@@ -128,24 +129,10 @@ def test_bad_declaration_stops_the_app() -> None:
         make_app(filter_fields=("nope",))
 
 
-def _resolved(document: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
-    """``schema`` with every ``$ref`` into ``document`` replaced by its target, recursively."""
-    if "$ref" in schema:
-        target: Any = document
-        for part in schema["$ref"].removeprefix("#/").split("/"):
-            target = target[part]
-        return _resolved(document, target)
-    return {key: _resolved(document, value) if isinstance(value, dict) else value for key, value in schema.items()}
-
-
 def _openapi_parameters(client: TestClient[Litestar]) -> dict[str, dict[str, Any]]:
-    """The list operation's parameters by name, their schemas resolved."""
+    """The list operation's parameters by the names a client sends, their schemas resolved."""
     document = client.get("/schema/openapi.json").json()
-    operation = document["paths"]["/api/v1/things"]["get"]
-    return {
-        parameter["name"]: {**parameter, "schema": _resolved(document, parameter["schema"])}
-        for parameter in operation["parameters"]
-    }
+    return sent_parameters(document, document["paths"]["/api/v1/things"]["get"])
 
 
 def test_openapi_documents_every_parameter(client: TestClient[Litestar]) -> None:
@@ -155,31 +142,62 @@ def test_openapi_documents_every_parameter(client: TestClient[Litestar]) -> None
     assert parameters["count"]["schema"] == {"type": "integer", "default": 10, "maximum": 100, "minimum": 1}
     assert parameters["page"]["schema"]["minimum"] == 1
     assert parameters["search"]["schema"]["maxLength"] == 256
-    assert "order_by" in parameters
-    assert parameters["order_by"]["explode"] is False
+    # order_by: an array of terms, OpenAPI's default style (a repeated parameter), with enum member names.
+    assert "explode" not in parameters["order_by"]
     terms = parameters["order_by"]["schema"]["items"]["enum"]
     assert {"small", "-small", "name", "-name"} <= set(terms)
     assert "nope" not in terms
+    names = dict(zip(terms, parameters["order_by"]["schema"]["items"]["x-enum-varnames"], strict=True))
+    assert (names["-small"], names["owner_id"]) == ("SMALL_DESC", "OWNER_ID")
     assert parameters["small__gte"]["schema"] == {
         "type": "integer",
         "maximum": 32767,
         "minimum": -32768,
         "description": "an integer from -32768 to 32767",
     }
-    assert parameters["small__gte"]["description"] == "Greater than or equal to."
-    assert parameters["small__isnull"]["description"] == "Is NULL (true) or not (false)."
-    assert parameters["name__in"]["schema"]["type"] == "array"
+    # The filters are the properties of one object per relation, each sent as a parameter of its own.
+    objects = {parameter["name"]: parameter for parameter in operation["parameters"] if "style" in parameter}
+    assert set(objects) == {"filters"}  # own fields only: no relation path is exposed
+    assert (objects["filters"]["style"], objects["filters"]["explode"], objects["filters"]["example"]) == (
+        "form",
+        True,
+        {},
+    )
+    assert objects["filters"]["schema"]["additionalProperties"] is False  # an unknown name is a 400
+    assert parameters["small__gte"]["object"] == "filters"
+    assert "__gte: greater than or equal to" in operation["description"]
+    assert "__isnull: is NULL (true) or not (false)" in operation["description"]
+    assert parameters["name__in"]["schema"]["type"] == "string"  # comma-separated
     assert parameters["color"]["schema"]["enum"] == ["red", "blue"]
     assert "owner__password_hash" not in parameters
     assert "active__gt" not in parameters
     assert {"200", "400"} <= set(operation["responses"])
     # Value schemas are shared components: every 16-bit integer parameter refers to one.
-    assert operation["parameters"][[p["name"] for p in operation["parameters"]].index("small__gt")]["schema"] == {
-        "$ref": "#/components/schemas/Int16"
-    }
+    assert parameters["small__gt"]["declared"] == {"$ref": "#/components/schemas/Int16"}
     item = schema["components"]["schemas"]["Thing"]  # the model's name, singular
     assert item["properties"]["label"] == {"type": "string"}  # declared through enrich_fields
     assert "password_hash" not in item["properties"]
+
+
+def test_names_generators_keep_apart() -> None:
+    # owner_id and owner__id are one identifier once runs of "_" are merged, as generators merge them:
+    # the filters are in one object per relation, the order terms have enum member names of their own.
+    resource_options = {"filter_fields": ("*", "owner__*"), "order_fields": ("*", "owner__id", "owner__name")}
+    with TestClient(make_app(**resource_options)) as client:
+        parameters = _openapi_parameters(client)
+    assert (parameters["owner_id__gte"]["object"], parameters["owner__id__gte"]["object"]) == (
+        "filters",
+        "owner_filters",
+    )
+    assert "owner__password_hash" not in parameters
+    items = parameters["order_by"]["schema"]["items"]
+    names = dict(zip(items["enum"], items["x-enum-varnames"], strict=True))
+    assert (names["owner_id"], names["owner__id"], names["-owner__name"]) == (
+        "OWNER_ID",
+        "ID_OF_OWNER",
+        "NAME_OF_OWNER_DESC",
+    )
+    assert len(set(names.values())) == len(names)
 
 
 @pytest.mark.parametrize(
@@ -223,47 +241,74 @@ def test_openapi_patterns_agree_with_the_engine(
     import re
 
     schema = _openapi_parameters(client)[key]["schema"]
-    if key == "order_by":  # an array of terms, comma-separated (explode: false)
+    if key == "order_by":  # an array of terms, sent repeated or comma-separated
         assert all(term in schema["items"]["enum"] for term in value.split(",")) is valid
     else:
-        pattern = schema["items"]["pattern"] if schema["type"] == "array" else schema["pattern"]
-        assert (re.search(pattern, value) is not None) is valid
+        assert (re.search(schema["pattern"], value) is not None) is valid
     assert client.get("/api/v1/things/", params={key: value}).status_code == (200 if valid else 400)
 
 
+def test_every_example_of_the_document_is_a_value_the_engine_accepts(client: TestClient[Litestar]) -> None:
+    # Value schemas with a pattern carry an example (Swagger UI would otherwise build a sample from each
+    # pattern on every change of its page): each must be valid by its schema and answered with a 200.
+    import re
+    from urllib.parse import quote
+
+    parameters = _openapi_parameters(client)
+    examples = {
+        name: item["schema"]["examples"][0] for name, item in parameters.items() if "examples" in item["schema"]
+    }
+    assert {"name", "name__in", "name__like", "at", "at__between", "day__in", "price", "color__in"} <= set(examples)
+    for name, example in examples.items():
+        assert re.search(parameters[name]["schema"]["pattern"], example), (name, example)
+        response = client.get(f"/api/v1/things/?{name}={quote(example)}")
+        assert response.status_code == 200, (name, example, response.text)
+
+
 def test_openapi_empty_values_lists_and_bounds(client: TestClient[Litestar]) -> None:
+    import re
     import sys
 
     parameters = _openapi_parameters(client)
     # An empty value: the default order, no search, an empty text; never a number.
     assert parameters["order_by"]["allowEmptyValue"] is True
     assert parameters["search"]["allowEmptyValue"] is True
-    assert parameters["name"]["allowEmptyValue"] is True
-    assert parameters["name__like"]["allowEmptyValue"] is True
+    assert re.search(parameters["name"]["schema"]["pattern"], "")
+    assert re.search(parameters["name__like"]["schema"]["pattern"], "")
+    assert parameters["small"]["schema"]["type"] == "integer"
     # OpenAPI's default is false: the document leaves false defaults out.
-    assert "allowEmptyValue" not in parameters["small"]
-    assert "allowEmptyValue" not in parameters["name__in"]
+    assert "allowEmptyValue" not in parameters["page"]
     for query in ("order_by=", "search=", "name=", "name__in="):
         assert client.get(f"/api/v1/things/?{query}").status_code == 200, query
     assert client.get("/api/v1/things/?small=").status_code == 400
-    # Lists: a repeated parameter (explode, OpenAPI's default for query arrays), as client generators
-    # send it; an empty list sends nothing. Commas also separate values. At most 500 values.
-    assert "explode" not in parameters["small__in"]
-    assert "minItems" not in parameters["small__in"]["schema"]
-    assert parameters["small__in"]["schema"]["maxItems"] == 500
+    # Lists: comma-separated in one property (a client generator sends a property's array as JSON or
+    # not at all); a repeated parameter is read as one list too. At most 500 values.
+    small_in = parameters["small__in"]["schema"]
+    assert small_in["type"] == "string"
+    assert "at most 500" in small_in["description"]
+    assert re.search(small_in["pattern"], "1,-2,+3")
+    assert not re.search(small_in["pattern"], "")
+    assert not re.search(small_in["pattern"], "1,,2")
+    assert client.get("/api/v1/things/?small__in=1,-2,%2B3").status_code == 200
     assert client.get("/api/v1/things/?small__in=1&small__in=2").status_code == 200
     assert client.get("/api/v1/things/?small__in=").status_code == 400
     assert client.get("/api/v1/things/?small__in=" + ",".join(["1"] * 501)).status_code == 400
     assert client.get("/api/v1/things/?" + "&".join(["small__in=1"] * 501)).status_code == 400
-    # page: (page - 1) x count is a 64-bit offset, so 2**63 is the last page of one item.
-    assert parameters["page"]["schema"]["maximum"] == 2**63
-    assert client.get(f"/api/v1/things/?page={2**63}&count=1").status_code == 200
-    assert client.get(f"/api/v1/things/?page={2**63 + 1}&count=1").status_code == 400
+    small_between = parameters["small__between"]["schema"]
+    assert re.search(small_between["pattern"], "1,2")
+    assert not re.search(small_between["pattern"], "1,2,3")
+    assert not re.search(small_between["pattern"], "1")
+    # page: a signed 64-bit integer, and (page - 1) x count a 64-bit offset.
+    assert parameters["page"]["schema"]["maximum"] == 2**63 - 1
+    assert client.get(f"/api/v1/things/?page={2**63 - 1}&count=1").status_code == 200
+    assert client.get(f"/api/v1/things/?page={2**63}&count=1").status_code == 400
     weight = parameters["weight"]["schema"]
     assert weight["type"] == "number"
     assert weight["maximum"] == -weight["minimum"] == sys.float_info.max
     assert client.get("/api/v1/things/?weight=1e309").status_code == 400  # infinity
     assert parameters["small__isnull"]["schema"] == {"type": "boolean"}
+    # Dates and datetimes carry their format, for client generators' date types.
+    assert (parameters["day"]["schema"]["format"], parameters["at"]["schema"]["format"]) == ("date", "date-time")
 
 
 def test_openapi_documents_every_error_response() -> None:
@@ -285,12 +330,13 @@ def test_openapi_documents_every_error_response() -> None:
             assert body == {"$ref": f"#/components/schemas/{name}"}
         assert operation["responses"]["503"]["headers"]["Retry-After"]["schema"] == {"type": "integer", "minimum": 0}
         # The forced field's equality is dropped unread for a scoped user: any text may get a 200.
-        assert parameters["owner_id"]["schema"] == {"type": "string"}
+        assert parameters["owner_id"]["schema"]["type"] == "string"
+        assert "pattern" not in parameters["owner_id"]["schema"]
         assert client.get("/api/v1/things/?owner_id=x", headers={"x-user": "u1"}).status_code == 200
         assert parameters["owner_id__ne"]["schema"]["type"] == "integer"  # still read, still checked
 
         bad = client.get("/api/v1/things/?small=x", headers={"x-user": "u1"})
-        body_400 = _resolved(document, operation["responses"]["400"]["content"]["application/json"]["schema"])
+        body_400 = resolved(document, operation["responses"]["400"]["content"]["application/json"]["schema"])
         assert body_400["required"] == ["status_code", "detail", "extra"]
         assert body_400["properties"]["status_code"]["const"] == 400
         entry = body_400["properties"]["extra"]["items"]
@@ -301,13 +347,13 @@ def test_openapi_documents_every_error_response() -> None:
         assert [set(item) for item in bad.json()["extra"]] == [set(entry["properties"])]
 
         denied = client.get("/api/v1/things/")
-        body_401 = _resolved(document, operation["responses"]["401"]["content"]["application/json"]["schema"])
+        body_401 = resolved(document, operation["responses"]["401"]["content"]["application/json"]["schema"])
         assert denied.status_code == 401
         assert body_401["properties"]["status_code"]["const"] == 401
         assert set(body_401["required"]) <= set(denied.json()) <= set(body_401["properties"])
 
         refused = client.get("/api/v1/things/", headers={"x-user": "no-company"})  # a user without company_id
-        body_403 = _resolved(document, operation["responses"]["403"]["content"]["application/json"]["schema"])
+        body_403 = resolved(document, operation["responses"]["403"]["content"]["application/json"]["schema"])
         assert refused.status_code == 403
         assert body_403["properties"]["status_code"]["const"] == 403
         assert set(body_403["required"]) <= set(refused.json()) <= set(body_403["properties"])

@@ -1,0 +1,35 @@
+// A multi-term, filtered, paged list of the demo's flights through openapi-fetch, typed by the
+// paths openapi-typescript generated from the demo's document (./schema.d.ts, written by
+// tests/clients/test_generated_client.py). Prints the answer as JSON: node list_flights.mjs <base URL>.
+import createClient from "openapi-fetch";
+import type { paths } from "./schema.js";
+
+declare const process: { argv: string[] }; // Node's, without @types/node
+
+// The filter objects are OpenAPI's "form" style with "explode": one query parameter per property,
+// which is how the document declares them; openapi-fetch writes objects as "deepObject" unless told.
+const client = createClient<paths>({
+  baseUrl: process.argv[2],
+  querySerializer: { object: { style: "form", explode: true } },
+});
+
+const { data, error, response } = await client.GET("/api/v1/flights", {
+  params: {
+    query: {
+      filters: { origin: "JFK", dep_delay__gte: 300, carrier__in: "AA,UA,DL,B6,VX" },
+      dest_airport_filters: { dest_airport__tzone: "America/Los_Angeles" },
+      order_by: ["-dep_delay", "id"],
+      count: 5,
+      page: 2,
+    },
+  },
+});
+console.log(
+  JSON.stringify({
+    status: response.status,
+    url: response.url,
+    ids: data?.data.map((flight) => flight.id) ?? null,
+    total: data?.pagination.total ?? null,
+    error: error ?? null,
+  }),
+);
