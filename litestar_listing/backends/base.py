@@ -355,6 +355,25 @@ class ListingBackend(Protocol):
         """Prepare once while the application is built, before any connection is opened."""
         ...
 
+    def check_started(self, app: Any, *, routed: bool) -> None:
+        """Check, once the application has started, that it gives the backend what its lists need.
+
+        The plugin calls it from its start-up hook, which runs after the application's lifespan
+        context managers and the start-up hooks registered before it: by then a session maker is in
+        the application's state, a connection pool is open, a document class is bound (docs: in your
+        app, "Start-up checks").
+
+        Args:
+            app: The started Litestar application (its ``state``).
+            routed: Whether a route of the application lists the resource without a session of its
+                own (the mounted route, ``listing_route``, ``provide_page``), so the backend must
+                find one itself.
+
+        Raises:
+            ConfigurationError: What the application lacks, and how to give it.
+        """
+        ...
+
 
 def dispatch(visitor: object, prefix: str, name: str, *, key: str = "") -> Callable[..., Any]:
     """Return ``visitor.<prefix>_<name>``, the compiler for one node or operator.
@@ -407,6 +426,7 @@ def check_contract(backend: object) -> None:
             "computed_fields",
             "fetch",
             "prepare",
+            "check_started",
         )
         lacking = ", ".join(member for member in members if not hasattr(backend, member))
         msg = f"{name} is not a ListingBackend: it lacks {lacking}"

@@ -99,6 +99,9 @@ class MemoryBackend:
     def prepare(self) -> None:
         """Nothing to prepare."""
 
+    def check_started(self, app: Any, *, routed: bool) -> None:
+        """Nothing to check: the rows are in memory."""
+
     async def fetch(self, query: ListQuery, context: ListContext) -> Page:
         """Filter, search, order and cut the rows; items as the other backends list them.
 

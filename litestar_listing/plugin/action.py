@@ -24,7 +24,7 @@ from litestar_listing.core.query import ListQuery
 from litestar_listing.plugin.binding import binding_of
 from litestar_listing.plugin.enrichment import enrich_page
 from litestar_listing.plugin.envelope import ListResult, pagination
-from litestar_listing.plugin.exceptions import unsupported
+from litestar_listing.plugin.exceptions import logged, unsupported
 from litestar_listing.plugin.keyset import cursor_past_total, next_page_headers
 from litestar_listing.plugin.prepared import check_load_relations, prepare
 from litestar_listing.plugin.reach import check_load_row_policies
@@ -142,8 +142,26 @@ async def list_action(
         UnavailableError: No admission within the queue timeout (``reason="busy"``), the store did
             not answer within ``resource.timeout`` (``"timeout"``) or at all (``"connection"``) (503).
         ConfigurationError: Forced filters without ``connection``, a ``load`` that is no relation
-            or reaches an unguarded scoped model, or an enrichment that replaced items.
+            or reaches an unguarded scoped model, an enrichment that replaced items, or a store the
+            application did not set up (no session, an unbound document class); logged
+            (``exceptions.logged``).
     """
+    try:
+        return await _list(binding, connection, params, load=load, session=session, primary=primary)
+    except ConfigurationError as error:
+        logged(error)
+        raise
+
+
+async def _list(
+    binding: Binding,
+    connection: ASGIConnection[Any, Any, Any, Any] | None,
+    params: Sequence[tuple[str, str]] | None,
+    *,
+    load: Sequence[str] | None,
+    session: Any,
+    primary: bool | None,
+) -> ListResult:
     resource = binding.resource
     if params is None:
         read = QueryString.read(raw_query(connection), resource.limits)

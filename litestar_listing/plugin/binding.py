@@ -17,6 +17,7 @@ from litestar.openapi.spec import Operation
 
 from litestar_listing.core.errors import ConfigurationError
 from litestar_listing.core.parsing import QueryString, forced_filter
+from litestar_listing.plugin.exceptions import logged
 from litestar_listing.plugin.openapi import SharedSchemas, list_operation_class
 from litestar_listing.plugin.prepared import prepare
 
@@ -104,14 +105,17 @@ class ListingState:
         bindings: Each resource of the application's plugins (mounted or not) and its ``Binding``.
         shared_schemas: The schemas the application's list operations share (``components/schemas``).
         errors: How the application writes errors (``ErrorShapes.detect``), for OpenAPI.
+        routed: The resources a route lists with no session of its own (the mounted route,
+            ``listing_route``, ``provide_page``), for the backends' start-up checks.
     """
 
-    __slots__ = ("bindings", "errors", "shared_schemas")
+    __slots__ = ("bindings", "errors", "routed", "shared_schemas")
 
     def __init__(self, shared_schemas: SharedSchemas, errors: ErrorShapes) -> None:
         self.bindings: dict[Resource, Binding] = {}
         self.shared_schemas = shared_schemas
         self.errors = errors
+        self.routed: set[Resource] = set()
 
     @classmethod
     def of(cls, state: State) -> ListingState | None:
@@ -164,8 +168,12 @@ def binding_of(
     app: Litestar | None = None,
     *,
     used_by: str,
+    log: bool = True,
 ) -> Binding:
     """``resource``'s ``Binding`` in ``app``, else in the application of ``connection``.
+
+    ``log``: log the error (``exceptions.logged``), as for a list; False for a check made while the
+    application is built, whose error stops it.
 
     Raises:
         ConfigurationError: Neither names an application (list with the request, or pass ``app=``), or
@@ -179,11 +187,13 @@ def binding_of(
             "app=<the Litestar application whose ListingPlugin serves it>, so that its row policies and "
             "admission apply"
         )
-        raise ConfigurationError(msg)
+        error = ConfigurationError(msg)
+        raise logged(error) if log else error
     state = ListingState.of(app.state)
     binding = None if state is None else state.bindings.get(resource)
     if binding is None:
-        raise unregistered(resource, used_by)
+        error = unregistered(resource, used_by)
+        raise logged(error) if log else error
     return binding
 
 

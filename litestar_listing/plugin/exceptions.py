@@ -11,6 +11,7 @@ so an application shapes these errors as it shapes its own.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from inspect import getmro
 from typing import Any
@@ -21,6 +22,7 @@ from litestar.exceptions.responses import create_exception_response
 from litestar.types import ExceptionHandlersMap
 
 from litestar_listing.core.errors import (
+    ConfigurationError,
     InvalidQueryError,
     ListingError,
     ParameterError,
@@ -28,10 +30,24 @@ from litestar_listing.core.errors import (
     UnsupportedQueryError,
 )
 
-__all__ = ("as_http", "bad_request", "exception_handlers", "unsupported")
+__all__ = ("LOGGER", "as_http", "bad_request", "exception_handlers", "logged", "unsupported")
 
 RETRY_AFTER_S = 1
 """The ``Retry-After`` of a 503, in seconds."""
+
+LOGGER = logging.getLogger("litestar_listing")
+"""The library's logger: the ``ConfigurationError`` of a list made during a request (``logged``)."""
+
+
+def logged(error: ConfigurationError) -> ConfigurationError:
+    """Log ``error``, raised while a list was made, at ERROR; return it, to raise.
+
+    Such an error is a bug of the application, and the client gets a 500, which Litestar logs only
+    in debug mode (its ``log_exceptions="debug"`` default): logged here in any mode, so that the
+    fix its message names is seen (docs: in your app, "Start-up checks").
+    """
+    LOGGER.error("a list failed on the application's configuration: %s", error)
+    return error
 
 
 def bad_request(error: InvalidQueryError) -> ValidationException:

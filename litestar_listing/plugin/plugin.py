@@ -21,7 +21,7 @@ from litestar_listing.plugin.prepared import prepare
 from litestar_listing.plugin.problems import ErrorShapes
 from litestar_listing.plugin.reach import check_paths
 from litestar_listing.plugin.route_options import RouteOptions, check_routes, resolve_routes
-from litestar_listing.plugin.routes import is_listing_placeholder, served_resources
+from litestar_listing.plugin.routes import ListingProvide, ListingRouteHandler, is_listing_placeholder, served_resources
 
 if TYPE_CHECKING:
     from litestar.config.app import AppConfig
@@ -158,9 +158,29 @@ class ListingPlugin(InitPlugin, ReceiveRoutePlugin):
             route = served[resource.name]
             app_config.route_handlers.append(list_handler(bindings[resource], route))
             app_config.route_handlers.append(head_handler(route))
+        state.routed.update(self.mounted)
+        app_config.on_startup.append(self.check_started)
         if app_config.openapi_config is not None:
             app_config.openapi_config = with_shared_schemas(app_config.openapi_config, state.shared_schemas)
         return app_config
+
+    def check_started(self, app: Litestar) -> None:
+        """Check, when the application starts, that it gives every resource's backend what its lists need.
+
+        A start-up hook of the application, added by ``on_app_init``: it runs after the application's
+        lifespan context managers and the start-up hooks before it (advanced-alchemy's plugin has put
+        its session maker in the state, the application's own hook has started a Piccolo pool, or
+        called ``init_beanie``), and asks each backend (``ListingBackend.check_started``), so that
+        what the application forgot stops its start instead of failing every list (docs: in your
+        app, "Start-up checks").
+
+        Raises:
+            ConfigurationError: Naming the resource, what its backend lacks and how to give it.
+        """
+        state = ListingState.of(app.state)
+        routed = set() if state is None else state.routed
+        for resource in self.resources:
+            _check_started(resource, app, routed=resource in routed)
 
     def receive_route(self, route: BaseRoute) -> None:
         """Check and document the application's own handlers that list a resource.
@@ -185,6 +205,9 @@ class ListingPlugin(InitPlugin, ReceiveRoutePlugin):
 def _document(handler: HTTPRouteHandler, served: Sequence[Resource], path: str) -> None:
     """Check that ``handler``'s application serves ``served``, and give it its resource's operation.
 
+    The resources it lists with no session of its own (``listing_route``, ``provide_page``) are
+    noted for the start-up check (``ListingState.routed``).
+
     Raises:
         ConfigurationError: A resource of ``served`` has no binding in the handler's application.
     """
@@ -196,9 +219,35 @@ def _document(handler: HTTPRouteHandler, served: Sequence[Resource], path: str) 
         if binding is None:
             raise unregistered(resource, f"the route {handler} ({path})")
         bindings.append(binding)
+    assert state is not None  # noqa: S101 - served resources have bindings
+    state.routed.update(resource for resource in served if resource in _listed_by(handler))
     operation = handler.operation_class
     placeholder = is_listing_placeholder(operation)
     if placeholder is not None:
         handler.operation_class = next(each for each in bindings if each.resource is placeholder).operation_class()
     elif len(bindings) == 1 and operation is Operation:
         handler.operation_class = bindings[0].operation_class()
+
+
+def _listed_by(handler: HTTPRouteHandler) -> set[Resource]:
+    """The resources ``handler`` or its dependencies list by themselves: ``listing_route``, ``provide_page``."""
+    listed = {handler.resource} if isinstance(handler, ListingRouteHandler) else set()
+    listed.update(
+        provider.resource
+        for provider in handler.resolve_dependencies().values()
+        if isinstance(provider, ListingProvide) and provider.lists
+    )
+    return listed
+
+
+def _check_started(resource: Resource, app: Litestar, *, routed: bool) -> None:
+    """``resource``'s backend's start-up check, its error naming the resource.
+
+    Raises:
+        ConfigurationError: The backend's, prefixed with the resource's name.
+    """
+    try:
+        resource.backend.check_started(app, routed=routed)
+    except ConfigurationError as error:
+        msg = f"resource {resource.name!r}: {error}"
+        raise ConfigurationError(msg) from error

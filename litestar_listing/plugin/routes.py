@@ -122,7 +122,7 @@ class ListingRouteHandler(HTTPRouteHandler):
             ConfigurationError: It was not.
         """
         super().on_registration(app)
-        binding_of(self.resource, None, app, used_by=f"the route {self}")
+        binding_of(self.resource, None, app, used_by=f"the route {self}", log=False)
 
 
 CopiedT = TypeVar("CopiedT")
@@ -203,13 +203,15 @@ class ListingProvide(Provide):
         resource: The resource it parses or lists.
     """
 
-    __slots__ = ("resource", "validated")
+    __slots__ = ("lists", "resource", "validated")
 
-    def __init__(self, resource: Resource, dependency: Any, *, validated: bool = True) -> None:
+    def __init__(self, resource: Resource, dependency: Any, *, validated: bool = True, lists: bool = False) -> None:
         super().__init__(dependency)
         self.resource = resource
         self.validated = validated
         """False: its value cannot pass Litestar's validation; it must be taken as ``SkipValidation[...]``."""
+        self.lists = lists
+        """True: it lists the resource (``provide_page``), with no session but the backend's own."""
 
     def __deepcopy__(self, memo: dict[int, Any]) -> "ListingProvide":
         """A copy sharing the resource: Litestar copies a controller method's dependencies with the method."""
@@ -279,7 +281,7 @@ def provide_page(resource: Resource, *, load: Sequence[str] | None = None) -> Li
         binding = binding_of(resource, request, used_by="a provide_page dependency")
         return await list_action(binding, request, None, load=load, session=None, primary=None)
 
-    return ListingProvide(resource, provide_list_result)
+    return ListingProvide(resource, provide_list_result, lists=True)
 
 
 def served_resources(handler: HTTPRouteHandler) -> list[Resource]:

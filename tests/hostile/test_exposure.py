@@ -130,6 +130,9 @@ class WithoutPrivateFields:
     def prepare(self) -> None:
         self.inner.prepare()
 
+    def check_started(self, app: Any, *, routed: bool) -> None:
+        self.inner.check_started(app, routed=routed)
+
 
 def is_document(backend: ListingBackend) -> bool:
     return backend.capabilities.filter_syntax is FilterSyntax.DOCUMENT

@@ -12,6 +12,7 @@ from litestar import Litestar, Request, post
 from piccolo.columns import Integer as PiccoloInteger
 from piccolo.columns import Varchar
 from piccolo.engine.base import Engine
+from piccolo.engine.postgres import PostgresEngine
 from piccolo.querystring import QueryString
 from piccolo.table import Table, create_db_tables
 from sqlalchemy import Integer, String, literal_column, text
@@ -125,4 +126,17 @@ def create_piccolo_app(engine: Engine[Any]) -> Litestar:
         await Journal.alter().drop_table(if_exists=True)
         await create_db_tables(Journal)
 
-    return Litestar(route_handlers=[report], plugins=[ListingPlugin([reports])], on_startup=[create_tables])
+    async def open_pool() -> None:
+        if isinstance(engine, PostgresEngine):  # a SQLite engine has no pool
+            await engine.start_connection_pool()
+
+    async def close_pool() -> None:
+        if isinstance(engine, PostgresEngine):
+            await engine.close_connection_pool()
+
+    return Litestar(
+        route_handlers=[report],
+        plugins=[ListingPlugin([reports])],
+        on_startup=[open_pool, create_tables],
+        on_shutdown=[close_pool],
+    )

@@ -181,6 +181,33 @@ class BeanieBackend:
         self.computed_fields()
         self._compiler = PipelineCompiler(self.documents(), self._pipeline, self._expressions({}))
 
+    def check_started(self, app: Any, *, routed: bool) -> None:
+        """Check that ``init_beanie`` has bound the document class (docs: in your app, "Start-up checks").
+
+        ``init_beanie`` runs when the application starts (a start-up hook or a lifespan context
+        manager); by the time the application has started, the listed class must be bound.
+
+        Raises:
+            ConfigurationError: It is not.
+        """
+        self._collection()
+
+    def _collection(self) -> Any:
+        """The listed class's pymongo collection.
+
+        Raises:
+            ConfigurationError: ``init_beanie`` has not bound the class.
+        """
+        try:
+            return self.document.get_pymongo_collection()
+        except CollectionWasNotInitialized:
+            name = self.document.__name__
+            msg = (
+                f"{name} is not initialised: await init_beanie(database=..., document_models=[{name}, ...]) when "
+                "the application starts, in a start-up hook or a lifespan context manager"
+            )
+            raise ConfigurationError(msg) from None
+
     def _expressions(self, policies: Mapping[str, Policy]) -> dict[str, Any]:
         """The computed expressions of a list with ``policies`` (``Computed`` values built for them).
 
@@ -228,11 +255,7 @@ class BeanieBackend:
         compiler = self.compiler(query)
         tree = load_tree(context.load)
         compiled = compiler.compile(query, tuple(tree))
-        try:
-            collection = self.document.get_pymongo_collection()
-        except CollectionWasNotInitialized:
-            msg = f"{self.document.__name__} is not initialised: await init_beanie(...) before serving requests"
-            raise ConfigurationError(msg) from None
+        collection = self._collection()
         counted = await _aggregate(collection, compiled.count, context)
         total = int(counted[0]["total"]) if counted else 0
         if query.window.offset >= total:

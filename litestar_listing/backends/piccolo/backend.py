@@ -79,6 +79,10 @@ class PiccoloBackend(RelationalBackend[Engine[Any], Engine[Any], QueryCompiler, 
             more than ``max_replica_lag`` seconds is skipped, and a list it fails (unreachable, or
             cancelled by a recovery conflict) runs again on the primary (docs: scaling, "Read replicas").
         max_replica_lag: Seconds of replay lag beyond which a replica is skipped.
+        require_pool: A ``PostgresEngine``'s connection pool, and each named replica's, must be
+            started by the time the application has started (a ``ConfigurationError`` then
+            otherwise; docs: in your app, "Start-up checks"). False: a list on an engine without
+            its pool opens a connection of its own, as Piccolo does for each statement.
 
     Raises:
         ConfigurationError: A ``Computed`` value passes ``allowed`` a table it does not name in
@@ -105,10 +109,12 @@ class PiccoloBackend(RelationalBackend[Engine[Any], Engine[Any], QueryCompiler, 
         reverse: Mapping[str, ForeignKey[Any]] | None = None,
         replicas: Sequence[str] = (),
         max_replica_lag: float = 5.0,
+        require_pool: bool = True,
     ) -> None:
         super().__init__()
         self.table = table
         self.engine = engine
+        self.require_pool = require_pool
         self.replica_names = tuple(replicas)
         self.max_replica_lag = max_replica_lag
         self._replicas: dict[int, ReplicaSet[Engine[Any]]] = {}
@@ -161,6 +167,40 @@ class PiccoloBackend(RelationalBackend[Engine[Any], Engine[Any], QueryCompiler, 
         engine = self.engine_for(ListContext())
         database(engine.engine_type, "PiccoloBackend")
         prepare_engine(engine)
+
+    def check_started(self, app: Any, *, routed: bool) -> None:
+        """Check that the engine's replicas exist and its pools are open (docs: in your app, "Start-up checks").
+
+        A ``PostgresEngine`` whose pool was never started still answers, but opens a connection for
+        every list: a connection set-up per request and, under load, more connections than the
+        server accepts. So with ``require_pool`` its pool, and each named replica's, must be started
+        by the time the application has started: by a start-up hook of the application's own or a
+        lifespan context manager. A SQLite engine has no pool. A list given an engine of its own
+        (``ListContext.session``) is not checked.
+
+        Raises:
+            ConfigurationError: A name of ``replicas`` is not among the engine's ``extra_nodes``, or
+                a pool is not started; the message says how to start it.
+        """
+        engine = self.engine_for(ListContext())
+        replicas = self.replica_set(engine)
+        if not self.require_pool:
+            return
+        nodes = [("its engine", engine)]
+        if replicas:
+            nodes += [(f"its replica {replica.name!r}", replica.node) for replica in replicas.replicas]
+        for what, node in nodes:
+            # Only a PostgresEngine has a pool attribute: None until ``start_connection_pool``.
+            if getattr(node, "pool", False) is None:
+                msg = (
+                    f"PiccoloBackend({self.table.__name__}): the connection pool of {what} was not started when "
+                    "the application started, so each list would open a connection of its own. Start it with "
+                    "the application, in a hook that takes no argument: async def open_pool() -> None: await "
+                    "engine.start_connection_pool(), with Litestar(on_startup=[open_pool], on_shutdown=[close_pool]) "
+                    "(close_pool awaiting engine.close_connection_pool()); or pass PiccoloBackend(..., "
+                    "require_pool=False) to list without a pool"
+                )
+                raise ConfigurationError(msg)
 
     def compiler(self, database: Database, query: ListQuery | None = None) -> QueryCompiler:
         """The statement compiler for ``database`` and the row policies of ``query`` that ``Computed`` values read.

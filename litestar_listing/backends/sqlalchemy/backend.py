@@ -136,6 +136,51 @@ class SQLAlchemyBackend(RelationalBackend[AsyncSession, Sessions, StatementCompi
         if self.config is not None:
             prepare_engine(self.config.get_engine())
 
+    def check_started(self, app: Any, *, routed: bool) -> None:
+        """Check that the started application gives the lists a session (docs: in your app, "Start-up checks").
+
+        With ``config``, a request's session comes from the session maker that advanced-alchemy's
+        plugin keeps in the application's state (its lifespan puts it there): without it every list
+        would fail. Without ``config``, only a call passing ``session=`` has one, so no route may
+        list the resource by itself.
+
+        Raises:
+            ConfigurationError: The state lacks the config's session maker (the message names the
+                plugin to add, or the config to pass), or a route lists the resource without a config.
+        """
+        if self.config is None:
+            if routed:
+                name = self.model.__name__
+                msg = (
+                    f"SQLAlchemyBackend({name}) has no config, so the routes that list it (its mounted route, "
+                    f"listing_route, provide_page) have no session: pass SQLAlchemyBackend({name}, config=config) "
+                    "with the config given to advanced-alchemy's SQLAlchemyPlugin, or list it only from handlers "
+                    "of your own that pass list_resource(..., session=...), with ListingPlugin(unmounted=[...])"
+                )
+                raise ConfigurationError(msg)
+            return
+        if self.config.session_maker_app_state_key not in app.state:
+            raise self._no_session_maker(app.state)
+
+    def _no_session_maker(self, state: Mapping[str, Any]) -> ConfigurationError:
+        """The error of an application whose state lacks ``config``'s session maker, saying what to add."""
+        assert self.config is not None  # noqa: S101 - only asked with a config
+        key = self.config.session_maker_app_state_key
+        others = sorted(name for name, value in state.items() if isinstance(value, async_sessionmaker))
+        fix = (
+            f"the application's SQLAlchemyPlugin was given another config (its session makers are {others}): pass "
+            "SQLAlchemyBackend the config object given to the plugin"
+            if others
+            else "give the application advanced-alchemy's plugin with that config: Litestar(plugins=["
+            "SQLAlchemyPlugin(config=config), ListingPlugin(...)]), from advanced_alchemy.extensions.litestar"
+        )
+        msg = (
+            f"SQLAlchemyBackend({self.model.__name__}) takes each request's session from its advanced-alchemy "
+            f"config, but the application's state has no session maker under {key!r}, which advanced-alchemy's "
+            f"plugin puts there when the application starts: {fix}"
+        )
+        return ConfigurationError(msg)
+
     def _expressions(
         self, policies: Mapping[str, Policy], dialect: str = "postgresql"
     ) -> dict[str, ColumnElement[Any]]:
@@ -212,14 +257,22 @@ class SQLAlchemyBackend(RelationalBackend[AsyncSession, Sessions, StatementCompi
         """The session of a call: ``context.session``, else the request's from ``config``.
 
         Raises:
-            ConfigurationError: Neither is available.
+            ConfigurationError: Neither is available, or the application's state has no session maker
+                for ``config`` (advanced-alchemy's plugin is missing, or the application never started).
         """
         if context.session is not None:
             return context.session  # type: ignore[no-any-return]
         if self.config is None or context.request is None:
             msg = "SQLAlchemyBackend needs config= (with a request) or ListContext(session=...)"
             raise ConfigurationError(msg)
-        return self.config.provide_session(context.request.app.state, context.request.scope)
+        state = context.request.app.state
+        try:
+            return self.config.provide_session(state, context.request.scope)
+        except KeyError as error:
+            # An application that never started, or started without advanced-alchemy's plugin.
+            if error.args != (self.config.session_maker_app_state_key,):
+                raise
+            raise self._no_session_maker(state) from None
 
     # -- the shared execution's hooks (``RelationalBackend``) ---------------------------------
 
