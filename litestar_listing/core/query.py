@@ -137,8 +137,9 @@ class Policy:
 
     A policy applies wherever rows of its model are reached (docs: design, "Row policies"; scoping,
     "Row policies"): the listed rows, the page and the total when the model is the listed one; the
-    related row of a to-one path, which outside the policy behaves exactly as a missing one (filters
-    on it do not match, it sorts as NULL, it loads as null); the rows a to-many path's semi-join sees;
+    related row of a to-one path, which outside the policy behaves exactly as a missing one (a filter
+    on it matches as on NULL, so only ``isnull=true``, ``ne`` and ``nin`` match; it sorts as NULL; it
+    loads as null); the rows a to-many path's semi-join sees;
     eager-loaded rows; the rows a computed value reads.
 
     Attributes:

@@ -339,6 +339,7 @@ def piccolo_backends(database_url: str, replicas: Sequence[str] = ()) -> DemoBac
         standbys = {name: piccolo_engine(url) for name, url in zip(names, replicas, strict=True)}
         engine.extra_nodes = standbys  # type: ignore[assignment]
         # end-example piccolo-replicas
+    # start-example piccolo-computed
     # Built per list: ``allowed(Flight)`` is the signed-in tenant's Flight row policy as a condition.
     departures = Computed(
         lambda allowed: QueryString(
@@ -348,6 +349,7 @@ def piccolo_backends(database_url: str, replicas: Sequence[str] = ()) -> DemoBac
         ),
         reads=(piccolo_tables.Flight,),
     )
+    # end-example piccolo-computed
     on_startup: tuple[LifespanHook, ...] = ()
     on_shutdown: tuple[LifespanHook, ...] = ()
     if isinstance(engine, PostgresEngine):
@@ -451,6 +453,7 @@ def beanie_backends(mongodb: str | AsyncDatabase[Any], *, days: Iterable[date] |
         while clients:
             await clients.pop().close()
 
+    # start-example beanie-computed
     # departures: the flights counted per origin and carrier by the loader (documents.AIRPORT_DEPARTURES),
     # summed over the counts the request's Flight row policy lets through; 0 without any.
     departures_lookup = {
@@ -470,6 +473,7 @@ def beanie_backends(mongodb: str | AsyncDatabase[Any], *, days: Iterable[date] |
         },
         reads=(documents.Flight,),
     )
+    # end-example beanie-computed
     return DemoBackends(
         name="beanie",
         airlines=BeanieBackend(documents.Airline),

@@ -30,9 +30,11 @@ class ScopeRule:
 
     Attributes:
         fields: The field paths it may constrain (checked against the model at start-up).
-        build: ``connection -> {path: value}``; a list/tuple value means membership. Returning an
-            empty mapping applies nothing (for example for a platform administrator). It may raise
-            ``NotAuthorizedException`` (401) or ``PermissionDeniedException`` (403).
+        build: ``connection -> {path: value}``; a list/tuple value means membership, and an empty
+            one matches no row (a user of no company sees nothing). Returning an empty mapping applies
+            nothing (for example for a platform administrator). It may raise
+            ``NotAuthorizedException`` (401) or ``PermissionDeniedException`` (403) (docs: scoping,
+            "Writing a scope rule").
     """
 
     fields: tuple[str, ...]

@@ -993,6 +993,8 @@ _TABLE: tuple[Case, ...] = (
         31,
     ),
     Case("order:float-then-id-desc", "order_by=weight,-id&count=8", (9, 20, 3, 24, 6, 23, 22, 31), 31),
+    # A repeated order_by is one list of terms, as OpenAPI's default array style sends it.
+    Case("order:repeated-parameter", "order_by=weight&order_by=-id&count=8", (9, 20, 3, 24, 6, 23, 22, 31), 31),
     Case(
         "order:bool-desc",
         "order_by=-active&count=50",
@@ -1251,6 +1253,8 @@ _TABLE: tuple[Case, ...] = (
     Case("forced:none-matches-nothing", "count=50", (), 0, forced=(("owner_id", None),)),
     Case("forced:none-on-a-nullable-path", "count=50", (), 0, forced=(("owner__company_id", None),), needs=REL),
     Case("forced:none-in-a-list-is-dropped", "order_by=id", (1, 7, 16, 28), 4, forced=(("owner_id", (None, 1)),)),
+    # An empty membership (a user of no company) matches nothing; an empty mapping would restrict nothing.
+    Case("forced:empty-membership-matches-nothing", "count=50", (), 0, forced=(("owner_id", ()),)),
     # ---------------------------------------------------------------- row policies: every path
     # Acme's users are 1, 2, 3, 8; Globex's 4, 5; Frank (6) has no company, Zoë (7) is Initech's.
     Case("policy:tenant:listed", "order_by=id&count=50", _ACME, 14, policies=_ACME_POLICIES, needs=POLICY),
@@ -1266,8 +1270,17 @@ _TABLE: tuple[Case, ...] = (
          policies=_ACME_POLICIES, needs=POLICY_REL),
     Case("policy:tenant:to-one-ne", "owner__name__ne=Alice&order_by=id&count=50",
          (2, 3, 8, 9, 13, 14, 17, 18, 21, 25, 29), 11, policies=_ACME_POLICIES, needs=POLICY_REL),
+    # ne and nin match NULL, so they match a thing whose owner is hidden (Frank's 9 and 25) as one without any.
+    Case("policy:tenant:to-one-nin", "owner__name__nin=Alice,Bob&order_by=id&count=50",
+         (3, 9, 13, 14, 17, 18, 21, 25), 8, policies=_ACME_POLICIES, needs=POLICY_REL),
     Case("policy:anonymous:to-one-isnull", "owner__id__isnull=false", (), 0, policies=_ANONYMOUS_POLICIES,
          needs=POLICY_REL),
+    # Every owner is hidden from an anonymous request: each thing reads as one without an owner.
+    Case("policy:anonymous:to-one-isnull-true", "owner__id__isnull=true&order_by=id&count=50", _ALL, 31,
+         policies=_ANONYMOUS_POLICIES, needs=POLICY_REL),
+    # A policy's empty membership admits no row: every owner reads as a missing one.
+    Case("policy:empty-membership:to-one", "owner__id__isnull=true&order_by=id&count=50", _ALL, 31,
+         policies=(("User", (("company_id", ()),)),), needs=POLICY_REL),
     Case("policy:anonymous:to-one-eq", "company__name=Acme", (), 0, policies=_ANONYMOUS_POLICIES, needs=POLICY_REL),
     # Nested: Bob and alice report to Alice; Eve and Zoë to Dave.
     Case("policy:tenant:nested-to-one", "owner__manager__name=Alice&order_by=id", (2, 8, 21, 29), 4,
@@ -1606,13 +1619,15 @@ _TABLE: tuple[Case, ...] = (
     Case("error:count-text", "count=ten", errors=("count",)),
     Case("error:offset-beyond-64-bits", "page=92233720368547760&count=100", errors=("page",)),
     Case("error:offset-max-page", "page=9223372036854775807&count=2", errors=("page",)),
+    Case("error:page-beyond-64-bits", "page=9223372036854775808&count=1", errors=("page",)),
     Case("error:page-20-digits", "page=99999999999999999999", errors=("page",)),
     Case("error:page-21-digits", "page=999999999999999999999", errors=("page",)),
     Case("error:page-twice", "page=1&page=2", errors=("page",)),
     Case("error:count-twice", "count=5&count=5", errors=("count",)),
     Case("error:search-twice", "search=a&search=b", errors=("search",), needs=MANY),
     Case("error:search-twice-first-empty", "search=&search=x", errors=("search",), needs=MANY),
-    Case("error:order-by-twice", "order_by=name&order_by=id", errors=("order_by",)),
+    Case("error:order-by-twice-same-field", "order_by=name&order_by=-name", errors=("order_by",)),
+    Case("error:order-by-twice-one-empty", "order_by=name&order_by=", errors=("order_by",)),
     Case("error:in-501-values", f"quantity__in={_IN_501}", errors=("quantity__in",)),
     Case(
         "error:in-501-values-repeated",

@@ -17,7 +17,9 @@ output line (JSON, compared as values; ``jq -c`` takes the paths ``.a.b``, ``.a[
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
+import inspect
 import json
 import re
 import shlex
@@ -35,11 +37,12 @@ from litestar.routes import HTTPRoute
 from litestar.testing import TestClient
 from sqlalchemy import func, select
 
-from litestar_listing import Computed, ConfigurationError, Resource, parse_query
+from litestar_listing import Computed, ConfigurationError, ListingPlugin, Resource, parse_query
 from litestar_listing.backends.sqlalchemy import SQLAlchemyBackend
 from litestar_listing.plugin import ListingRouteHandler
 from litestar_listing.plugin.binding import binding_of
 from litestar_listing.plugin.prepared import prepare
+from tests.openapi_parameters import sent_parameters
 from tests.schema_check import problems
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
@@ -64,6 +67,7 @@ SQL_EXAMPLES = (
     "versions",
     "problem_details",
     "own_handlers",
+    "from_advanced_alchemy",
 )
 BEANIE_EXAMPLE = "beanie_notes"
 BASE_URL = "http://127.0.0.1:8000"
@@ -325,6 +329,55 @@ def test_resource_defaults() -> None:
     limits = resource.limits
     assert (limits.default_count, limits.max_count, limits.max_in_values) == (10, 100, 500)
     assert (limits.max_search_length, limits.max_pattern_length, limits.max_filters) == (256, 256, 50)
+
+
+def _table_rows(page: Path, heading: str) -> dict[str, tuple[str, str]]:
+    """The table rows ``| `name` | type | default | meaning |`` under ``heading``: name -> (type, default)."""
+    text = page.read_text(encoding="utf-8").split(f"\n{heading}\n", 1)[1]
+    rows: dict[str, tuple[str, str]] = {}
+    for line in text.splitlines():
+        if rows and not line.startswith("|"):
+            break
+        cells = [cell.strip() for cell in line.strip("|").split(" | ")]
+        if len(cells) == 4 and cells[0].startswith("`"):
+            rows[cells[0].strip("`")] = (cells[1], cells[2].strip("`"))
+    return rows
+
+
+def test_the_option_tables_name_every_parameter_with_its_default() -> None:
+    # resources.md documents every field of Resource and every argument of ListingPlugin, with its default.
+    page = GUIDE / "resources.md"
+    fields = {field.name: field for field in dataclasses.fields(Resource)}
+    documented = _table_rows(page, "## `Resource` options")
+    assert list(documented) == list(fields)
+    for name, (_, default) in documented.items():
+        field = fields[name]
+        if field.default is not dataclasses.MISSING:
+            assert default in _spellings(field.default), name
+        elif field.default_factory is not dataclasses.MISSING:
+            assert default in _spellings(field.default_factory()), name
+        else:
+            assert default == "required", name
+    parameters = {
+        name: parameter
+        for name, parameter in inspect.signature(ListingPlugin.__init__).parameters.items()
+        if name != "self"
+    }
+    documented = _table_rows(page, "## `ListingPlugin`")
+    assert sorted(documented) == sorted(parameters)
+    for name, (_, default) in documented.items():
+        expected = parameters[name].default
+        assert default in ({"required"} if expected is inspect.Parameter.empty else _spellings(expected)), name
+
+
+def _spellings(value: object) -> set[str]:
+    """How a page may write the default ``value``: its repr in double quotes (an enumeration's value's), ``1_000``."""
+    spelt = {repr(getattr(value, "value", value)).replace("'", '"')}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type) and value == type(value)():
+        spelt.add(f"{type(value).__name__}()")
+    if isinstance(value, int) and not isinstance(value, bool):
+        spelt.add(f"{value:_}")
+    return spelt
 
 
 # ---------------------------------------------------------------- backends.md
@@ -822,7 +875,7 @@ def test_a_handler_builds_its_own_model_from_the_page(clients: Clients) -> None:
 def test_own_handlers_document_what_the_mounted_route_documents(clients: Clients, own: str, automatic: str) -> None:
     schema = get(clients["own_handlers"], "/schema/openapi.json")
     mine, mounted = _operation(schema, own), _operation(schema, automatic)
-    assert len(mounted["parameters"]) > 20
+    assert len(sent_parameters(schema, mounted)) > 20  # the reserved ones and every filter property
     assert mine["parameters"] == mounted["parameters"]
     assert {code: mine["responses"][code] for code in ("400", "503")} == {
         code: mounted["responses"][code] for code in ("400", "503")
@@ -831,3 +884,47 @@ def test_own_handlers_document_what_the_mounted_route_documents(clients: Clients
     assert mine["description"].endswith(mounted["description"].rsplit("\n\n", 1)[-1])
     if own == "/api/v2/projects":
         assert mine["responses"]["200"] == mounted["responses"]["200"]  # the same envelope type
+
+
+# ---------------------------------------------------------------- from-advanced-alchemy.md
+SAME_QUESTIONS = [
+    ("", ""),  # the defaults: the most recently published first, 20 a page
+    ("currentPage=2&pageSize=2&orderBy=id&sortOrder=asc", "page=2&count=2&order_by=id"),
+    ("ids=1&ids=3&orderBy=id&sortOrder=asc", "id=1&id=3&order_by=id"),
+    ("ids=1&ids=3&orderBy=id&sortOrder=asc", "id__in=1,3&order_by=id"),
+    ("createdBefore=2024-05-03T12:00:00Z&orderBy=id&sortOrder=asc", "created_at__lt=2024-05-03T12:00:00Z&order_by=id"),
+    ("createdAfter=2024-05-03T12:00:00Z&orderBy=id&sortOrder=asc", "created_at__gt=2024-05-03T12:00:00Z&order_by=id"),
+    ("genreIn=sf&genreIn=essays&orderBy=id&sortOrder=asc", "genre__in=sf,essays&order_by=id"),
+    ("searchString=WIZARD&searchIgnoreCase=true", "search=WIZARD"),
+    ("orderBy=published&sortOrder=desc&pageSize=3", "order_by=-published&count=3"),
+]
+
+
+@pytest.mark.parametrize(("before", "after"), SAME_QUESTIONS)
+def test_the_resource_answers_what_advanced_alchemys_endpoint_answered(
+    clients: Clients, before: str, after: str
+) -> None:
+    client = clients["from_advanced_alchemy"]
+    old = get(client, f"/aa/books?{before}")
+    new = get(client, f"/api/v1/books/?{after}")
+    assert [item["id"] for item in old["items"]] == ids(new)
+    assert old["total"] == new["pagination"]["total"]
+    # The OffsetPagination body kept by provide_page: the resource's items, advanced-alchemy's shape.
+    kept = get(client, f"/books?{after}")
+    assert (kept["items"], kept["total"]) == (new["data"], new["pagination"]["total"])
+    assert (kept["limit"], kept["offset"]) == (old["limit"], old["offset"])
+
+
+def test_what_the_page_says_of_advanced_alchemy_holds(clients: Clients) -> None:
+    # Claims about the library one migrates from, checked against the installed version.
+    from advanced_alchemy.filters import operators_map
+    from sqlalchemy import column
+
+    client = clients["from_advanced_alchemy"]
+    shown = get(client, "/aa/books?orderBy=author_id&sortOrder=asc")  # a column its items do not show
+    assert [item["id"] for item in shown["items"]] == [1, 2, 4, 3, 5, 6, 7]
+    assert "author_id" not in shown["items"][0]
+    assert get(client, "/aa/books?pageSize=1000")["limit"] == 1000  # no upper bound
+    assert client.get("/aa/books?orderBy=nope").status_code == 500  # a name that is no attribute
+    ends = operators_map["iendswith"](column("title"), "x").compile(compile_kwargs={"literal_binds": True})
+    assert str(ends) == "lower(title) LIKE lower('x%')"  # a starts-with

@@ -158,6 +158,24 @@ def test_an_anonymous_request_reaches_no_row_of_a_denying_policy() -> None:
         assert anonymous["pagination"]["total"] == 0
         everyone = client.get("/api/v1/things/?owner__name__isnull=false", headers={"x-user": "admin"}).json()
         assert everyone["pagination"]["total"] == 26  # 31 things, 5 without an owner (13, 14, 17, 19, 30)
+        # Every owner reads as a missing one: isnull=true, ne and nin (which match NULL) match every thing.
+        for query in ("owner__name__isnull=true", "owner__name__ne=Frank", "owner__name__nin=Alice,Frank"):
+            assert client.get(f"/api/v1/things/?{query}").json()["pagination"]["total"] == 31, query
+
+
+def test_ne_and_nin_match_a_thing_whose_owner_is_hidden() -> None:
+    # Frank (no company) owns 9 and 25 among Acme's 14 things: hidden from Acme, they read as ownerless.
+    policies = [RowPolicy(User, tenant_scope("company_id")), RowPolicy("Thing", tenant_scope("company_id"))]
+    with TestClient(app([things(**UNSAFE["filter"]), users()], policies)) as client:
+
+        def ids(query: str) -> list[int]:
+            response = client.get(f"/api/v1/things/?{query}&count=50", headers={"x-user": "acme"})
+            return [item["id"] for item in response.json()["data"]]
+
+        assert ids("owner__name__ne=Frank") == [1, 2, 3, 7, 8, 9, 13, 14, 17, 18, 21, 25, 28, 29]
+        assert ids("owner__name__nin=Alice,Bob") == [3, 9, 13, 14, 17, 18, 21, 25]
+        assert ids("owner__name=Frank") == []
+        assert ids("owner__name__isnull=true") == [9, 13, 14, 17, 25]
 
 
 def test_a_policy_needs_a_backend_that_applies_it() -> None:

@@ -132,6 +132,17 @@ def test_anonymous_requests() -> None:
         assert listed(client) == list(range(1, 26))
 
 
+def test_an_empty_membership_matches_nothing_and_an_empty_mapping_restricts_nothing() -> None:
+    # A user of no companies sees no row; the administrator bypass (an empty mapping) sees every row.
+    def companies(connection: Any) -> dict[str, object]:
+        user = connection.scope.get("user")
+        return {} if user == USERS["admin"] else {"owner_id": []}
+
+    with client_for(ScopeRule(("owner_id",), companies)) as client:
+        assert listed(client, x_user="mapping") == []
+        assert listed(client, x_user="admin") == list(range(1, 26))
+
+
 def test_bad_declarations_are_configuration_errors() -> None:
     with pytest.raises(ConfigurationError, match="field must be"):
         tenant_scope("")
