@@ -6,12 +6,9 @@ import type { paths } from "./schema.js";
 
 declare const process: { argv: string[] }; // Node's, without @types/node
 
-// The filter objects are OpenAPI's "form" style with "explode": one query parameter per property,
-// which is how the document declares them; openapi-fetch writes objects as "deepObject" unless told.
-const client = createClient<paths>({
-  baseUrl: process.argv[2],
-  querySerializer: { object: { style: "form", explode: true } },
-});
+// openapi-fetch's default serialization: order_by repeated, the filter objects as "deepObject"
+// (filters[origin]=JFK), which the server reads as the filters themselves.
+const client = createClient<paths>({ baseUrl: process.argv[2] });
 
 const { data, error, response } = await client.GET("/api/v1/flights", {
   params: {

@@ -9,7 +9,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-__all__ = ("LOOKUP_SEP", "FieldPath", "ValueType")
+__all__ = ("FILTERS", "LOOKUP_SEP", "FieldPath", "ValueType", "filter_group", "filter_object_entry")
 
 LOOKUP_SEP = "__"
 """Separator between relation steps, the field and the operator in a parameter name.
@@ -66,3 +66,37 @@ class FieldPath:
 
     def __str__(self) -> str:
         return self.name
+
+
+FILTERS = "filters"
+"""The filter object of a resource's own fields; a relation's is ``<relation>_filters`` (``filter_group``)."""
+
+
+def filter_group(path: FieldPath) -> str:
+    """The name of the filter object that holds ``path``'s parameters: ``filters`` or ``<relation>_filters``.
+
+    Own fields are in ``filters``; a relation path is in the object of its first relation
+    (``airline__name__istartswith`` in ``airline_filters``). The OpenAPI document declares one query
+    parameter per object, and a client may send a filter as a property of its object
+    (``filter_object_entry``; docs: query language, "Filter objects"). Client generators make one
+    identifier of ``flight_id`` and ``flight__id`` (they merge runs of ``_``); in separate objects
+    the two never meet.
+    """
+    return f"{path.segments[0]}_{FILTERS}" if path.relations else FILTERS
+
+
+def filter_object_entry(key: str) -> tuple[str, str | None]:
+    """Split a parameter name written as a property of a filter object, ``object[name]``.
+
+    ``filters[origin]`` is ``("origin", "filters")``: OpenAPI's ``deepObject`` way of sending an
+    object, which some clients use for every object (openapi-fetch by default). Any other name is
+    ``(key, None)``. Which object a name belongs in is ``filter_group``'s to say (docs: query
+    language, "Filter objects").
+    """
+    holder, bracket, rest = key.partition("[")
+    if not bracket or not holder or not rest.endswith("]"):
+        return key, None
+    name = rest[:-1]
+    if not name or "[" in name or "]" in name:
+        return key, None
+    return name, holder

@@ -16,6 +16,7 @@ from urllib.parse import parse_qsl, unquote
 from litestar_listing.core.coercion import CoercionError, coerce, coerce_bool, coerce_text
 from litestar_listing.core.cursor import CURSOR_PARAMETER, CursorError, CursorToken, fingerprint
 from litestar_listing.core.errors import InvalidQueryError, ParameterError
+from litestar_listing.core.fields import FILTERS, filter_group, filter_object_entry
 from litestar_listing.core.names import NameIndex
 from litestar_listing.core.operators import OPERATORS, Element, Operator, ValueKind
 from litestar_listing.core.query import (
@@ -425,17 +426,26 @@ class QueryParser:
         raw: dict[str, list[str]] = {}
         document = self.syntax is FilterSyntax.DOCUMENT
         for key, value in params:
-            if document and is_raw_key(key):
-                if key in self.raw_keys:
-                    raw.setdefault(key, []).append(value)
+            name, holder = filter_object_entry(key)
+            if document and is_raw_key(name):
+                if name in self.raw_keys and holder in (None, FILTERS):
+                    raw.setdefault(name, []).append(value)
                 elif not self.ignore_unknown:
                     errors.append(ParameterError(key, "is not a filter of this resource."))
                 continue
             resolve = self._resolve_document_key if document else self._resolve_key
-            resolved = resolve(key, errors, hints)
+            resolved = resolve(key, name, errors, hints)
             if resolved is None:
                 continue
             exposed, operator = resolved
+            if holder is not None:
+                # Sent as a property of a filter object: of the object that holds it, or not at all.
+                expected = FILTERS if document else filter_group(exposed.path)
+                if holder != expected:
+                    errors.append(
+                        ParameterError(key, f"is not a filter of this resource; did you mean '{expected}[{name}]'?")
+                    )
+                    continue
             group = (exposed.path.name, operator.name)
             if operator.name == "eq" and exposed.path.name in forced_keys:
                 continue
@@ -462,28 +472,29 @@ class QueryParser:
             errors.append(ParameterError(key, "is not a filter of this resource" + hint))
 
     def _resolve_document_key(
-        self, key: str, errors: list[ParameterError], hints: _Hints
+        self, key: str, name: str, errors: list[ParameterError], hints: _Hints
     ) -> tuple[ExposedField, Operator] | None:
-        """A field by equality, or a reference by its name or ``<field>_id``.
+        """The filter parameter ``name`` (sent as ``key``): a field, or a reference by its name or ``<field>_id``.
 
-        The document-store rules (docs: query language, "Document-store resources").
+        By equality only: the document-store rules (docs: query language, "Document-store resources").
         """
-        exposed = self.field_map.filterable.get(key)
+        exposed = self.field_map.filterable.get(name)
         if exposed is None:
-            relation = self.field_map.graph.root_entity.relations.get(key)
+            relation = self.field_map.graph.root_entity.relations.get(name)
             if relation is not None and relation.key_field is not None:
                 exposed = self.field_map.filterable.get(relation.key_field)
         if exposed is None:
-            self._unknown(key, key, errors, hints)
+            self._unknown(key, name, errors, hints)
             return None
         return exposed, OPERATORS["eq"]
 
     def _resolve_key(
-        self, key: str, errors: list[ParameterError], hints: _Hints
+        self, key: str, written: str, errors: list[ParameterError], hints: _Hints
     ) -> tuple[ExposedField, Operator] | None:
-        head, sep, tail = key.rpartition(LOOKUP_SEP)
+        """The filter parameter ``written`` (sent as ``key``): ``path[__operator]``."""
+        head, sep, tail = written.rpartition(LOOKUP_SEP)
         operator = self.operators.get(tail) if sep else None
-        name = head if operator is not None else key
+        name = head if operator is not None else written
         operator = operator or self.operators["eq"]
         exposed = self.field_map.filterable.get(name)
         if exposed is None:

@@ -30,6 +30,7 @@ from litestar.openapi.spec import (
 from litestar_listing.backends.base import offered_operators
 from litestar_listing.core.coercion import CODECS, describe_type, text_pattern, value_schema
 from litestar_listing.core.cursor import CURSOR_PARAMETER
+from litestar_listing.core.fields import FILTERS, filter_group
 from litestar_listing.core.operators import Element, Operator
 from litestar_listing.core.parsing import MAX_OFFSET
 from litestar_listing.core.query import LOOKUP_SEP, FieldPath, FilterSyntax
@@ -48,7 +49,6 @@ __all__ = (
     "ListingComponents",
     "SharedSchemas",
     "error_schema",
-    "filter_group",
     "list_operation_class",
     "list_parameters",
     "problem_schema",
@@ -226,20 +226,6 @@ class _NamedEnumSchema(Schema):
     enum_varnames: list[str] | None = field(default=None, metadata={"alias": "x-enum-varnames"})
 
 
-FILTERS = "filters"
-"""The filter object of a resource's own fields; a relation's is ``<relation>_filters`` (``filter_groups``)."""
-
-
-def filter_group(path: FieldPath) -> str:
-    """The name of the filter object that documents ``path``'s parameters: ``filters`` or ``<relation>_filters``.
-
-    Own fields are in ``filters``; a relation path is in the object of its first relation
-    (``airline__name__istartswith`` in ``airline_filters``). Client generators make one identifier of
-    ``flight_id`` and ``flight__id`` (they merge runs of ``_``); in separate objects the two never meet.
-    """
-    return f"{path.segments[0]}_{FILTERS}" if path.relations else FILTERS
-
-
 def _order_varname(term: str) -> str:
     """The member name of an ``order_by`` term in a generated enum, e.g. ``DEP_DELAY_DESC``.
 
@@ -346,7 +332,9 @@ def _filter_object(
     """A query parameter whose object's properties are parameters of their own (``style: form, explode: true``).
 
     OpenAPI writes such an object as one ``name=value`` per property, the parameter's own name
-    unused: exactly the filter parameters of the query language. ``example`` is an empty object, no
+    unused: exactly the filter parameters of the query language. A client that writes every object
+    as ``deepObject`` (``filters[name]=value``) is read the same (docs: query language, "Filter
+    objects"). ``example`` is an empty object, no
     filter, so that Swagger UI does not fill the form with a sample of every property.
     """
     return _QueryParameter(

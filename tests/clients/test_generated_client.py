@@ -24,6 +24,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qsl, urlsplit
 
 import pytest
 import uvicorn
@@ -229,9 +230,13 @@ def test_the_typescript_client_lists_filters_orders_and_pages(
     answer = json.loads(_run(["node", str(folder / "list_flights.mjs"), served]).stdout)
 
     assert answer["status"] == 200, answer
-    # openapi-fetch's own serialization: the order as a repeated parameter, each filter a parameter.
-    assert "order_by=-dep_delay&order_by=id" in answer["url"]
-    assert "carrier__in=AA%2CUA%2CDL%2CB6%2CVX" in answer["url"]
+    # openapi-fetch's default serialization: the order as a repeated parameter, the filters as
+    # properties of their objects (deepObject).
+    sent = parse_qsl(urlsplit(answer["url"]).query)
+    assert ("order_by", "-dep_delay") in sent
+    assert ("order_by", "id") in sent
+    assert ("filters[carrier__in]", "AA,UA,DL,B6,VX") in sent
+    assert ("dest_airport_filters[dest_airport__tzone]", "America/Los_Angeles") in sent
     assert answer["total"] == scalar(f"SELECT count(*) {FLIGHTS_WITH_AIRPORTS} {TS_WHERE}")
     expected = column(
         f"SELECT f.id {FLIGHTS_WITH_AIRPORTS} {TS_WHERE} ORDER BY CAST(f.dep_delay AS INTEGER) DESC, f.id"

@@ -553,6 +553,17 @@ _TABLE: tuple[Case, ...] = (
     Case("op:nin:enum-nulls-match", "status__nin=draft,active&order_by=id", (3, 11, 16, 17, 19, 25, 29), 7),
     Case("op:isnull:enum", "status__isnull=true&order_by=id", (17, 19), 2),
     # ---------------------------------------------------------------- to-one relation paths
+    # ---------------------------------------------------------------- filter objects (deepObject spelling)
+    # A filter sent as a property of its OpenAPI filter object is that filter (query language, "Filter objects").
+    Case("object:own-field", "filters[name]=Widget&order_by=id", (14, 16), 2),
+    Case("object:own-field-encoded", "filters%5Bname%5D=Widget&order_by=id", (14, 16), 2),
+    Case("object:operator", "filters[quantity__gte]=15&order_by=id", (7, 8, 14, 15, 21, 25, 26, 28), 8),
+    Case("object:both-spellings-repeat", "name=Widget&filters[name]=Gadget&order_by=id", (14, 16, 17), 3),
+    Case("object:relation", "owner_filters[owner__name]=Alice&order_by=id", (1, 7, 16, 28), 4, needs=REL),
+    Case("error:object-of-another-relation", "filters[owner__name]=Alice", errors=("filters[owner__name]",), needs=REL),
+    Case("error:object-unknown-holder", "nope[name]=Widget", errors=("nope[name]",)),
+    Case("error:object-unknown-filter", "filters[nope]=1", errors=("filters[nope]",)),
+    Case("error:object-repeated-non-repeatable", "quantity__gte=1&filters[quantity__gte]=2", errors=("quantity__gte",)),
     Case("rel:owner:eq", "owner__name=Alice&order_by=id", (1, 7, 16, 28), 4, needs=REL),
     Case("rel:owner:ilike", "owner__name__ilike=ALICE&order_by=id", (1, 7, 11, 16, 21, 27, 28), 7, needs=REL),
     Case(
@@ -1387,6 +1398,10 @@ _TABLE: tuple[Case, ...] = (
         14,
         forced=(("company_id", 1),),
     ),
+    # Spelt as a property of its filter object, a client filter on the forced field is dropped all the same.
+    Case("forced:object-spelling-dropped", "filters[company_id]=2&order_by=id&count=50", _ACME, 14,
+         forced=(("company_id", 1),)),
+    Case("forced:object-spelling-narrows", "filters[company_id__ne]=1", (), 0, forced=(("company_id", 1),)),
     Case("forced:ne-narrows", "company_id__ne=1", (), 0, forced=(("company_id", 1),)),
     Case("forced:ne-other", "company_id__ne=2&order_by=id&count=50", _ACME, 14, forced=(("company_id", 1),)),
     Case("forced:in-narrows", "company_id__in=2,3", (), 0, forced=(("company_id", 1),)),
@@ -1715,9 +1730,11 @@ def _with_operator_needs(case: Case) -> Case:
     """
     groups: dict[tuple[str, str], int] = {}
     relational = False
-    for key, _ in parse_qsl(case.query, keep_blank_values=True):
-        if key in _RESERVED:
+    for sent, _ in parse_qsl(case.query, keep_blank_values=True):
+        if sent in _RESERVED:
             continue
+        # A property of a filter object, ``filters[name]``, is the filter ``name``.
+        key = sent[sent.index("[") + 1 : -1] if sent.endswith("]") and "[" in sent else sent
         head, sep, tail = key.rpartition("__")
         group = (head, tail) if sep and tail in _OPERATORS else (key, "eq")
         relational = relational or group[1] != "eq" or key != group[0] or "__" in group[0]
