@@ -49,9 +49,10 @@ CHROMIUM = Path(os.environ.get("LISTING_CHROMIUM", "/usr/bin/chromium"))
 LOOPBACK = {"127.0.0.1", "localhost", "::1", "[::1]"}
 OPERATION = "#operations-flights-list_flights"
 STEP_MS = 60_000
-EXECUTE_BOUND_MS = 1_000
-"""The fastest "Execute" must answer within this (about 300 ms on an idle machine, 500-800 ms on two
-busy cores): far below the seconds of a document whose every filter is a parameter row."""
+EXECUTE_BOUND_MS = 500
+"""The fastest "Execute" must answer within this (about 320 ms on an idle machine; the first, cold
+one about 500 ms): far below the seconds of a document whose every filter was a parameter row.
+``.ci/run`` runs the browser test alone, after the parallel lanes."""
 DURATIONS: list[float] = []
 """Each Execute's time in ms, from the click to the response shown, measured in the page."""
 
