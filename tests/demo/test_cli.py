@@ -8,22 +8,35 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import re
 import socket
+import sqlite3
+import subprocess
+import sys
 from collections.abc import Awaitable, Callable, Iterator
+from importlib.metadata import EntryPoint, distribution
 from pathlib import Path
 from typing import Any
 
+import click
 import pytest
 import uvicorn
+from click.testing import CliRunner
+from litestar.cli import _utils as litestar_cli_utils
+from litestar.cli.main import litestar_group
 
 from litestar_listing.demo import cli, data, mongo_data
+from tests.conftest import demo_sqlite_copy
 from tests.demo.test_demo_api import DEMO_BACKENDS
 
 pytestmark = pytest.mark.skipif(not DEMO_BACKENDS, reason="the demo runs on the SQLAlchemy and Piccolo backends")
 
 ROOT = Path(__file__).resolve().parents[2]
 HOST = "127.0.0.1"
+ENTRY_POINT = EntryPoint("listing", "litestar_listing.demo.cli:listing", "litestar.commands")
+"""What ``pyproject.toml`` declares; ``test_pyproject_declares_the_litestar_entry_point`` holds them equal."""
+IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
 
 
 # ------------------------------------------------------------------------------------------ the address check
@@ -186,3 +199,95 @@ def test_the_check_agrees_with_uvicorn(how: str, usable: bool, workers: int, mon
         else:
             checked = True
         assert (checked, asyncio.run(_uvicorn_listens(port, workers))) == (usable, usable)
+
+
+# ------------------------------------------------------------------------------------------ litestar listing
+
+
+def _option_lines(help_text: str) -> list[str]:
+    """The help after its usage line, with whitespace made uniform (the wrapping follows the terminal)."""
+    _usage, _, rest = help_text.partition("\n\n")
+    return " ".join(rest.split()).split(" --")
+
+
+@pytest.fixture
+def litestar_cli(monkeypatch: pytest.MonkeyPatch) -> click.Group:
+    """Litestar's root command group, made as ``litestar`` makes it, with this project's entry point installed."""
+    monkeypatch.chdir(ROOT / "tests")  # no app.py to discover: the demo needs none of the user's
+    # Litestar wraps the commands of an entry point in place; the test leaves the module as it found it.
+    monkeypatch.setattr(cli.demo, "callback", cli.demo.callback)
+    monkeypatch.setattr(
+        litestar_cli_utils, "entry_points", lambda group: [ENTRY_POINT] if group == "litestar.commands" else []
+    )
+    return litestar_cli_utils.LitestarExtensionGroup(
+        name="litestar",
+        params=litestar_group.params,
+        callback=litestar_group.callback,
+        context_settings=litestar_group.context_settings,
+    )
+
+
+def test_pyproject_declares_the_litestar_entry_point() -> None:
+    if sys.version_info >= (3, 11):
+        import tomllib
+
+        declared = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+        assert declared["entry-points"]["litestar.commands"] == {ENTRY_POINT.name: ENTRY_POINT.value}
+        assert declared["scripts"] == {"litestar-listing": "litestar_listing.demo.cli:main"}
+    else:
+        pytest.skip("pyproject.toml is read with tomllib, from Python 3.11 (the full matrix runs there)")
+
+
+def test_litestar_listing_demo_has_the_same_options(
+    litestar_cli: click.Group, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert litestar_cli.get_command(click.Context(litestar_cli), "listing") is cli.listing
+    result = CliRunner().invoke(litestar_cli, ["listing", "demo", "--help"], prog_name="litestar")
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("Usage: litestar listing demo [OPTIONS]\n")
+    assert cli.main(["demo", "--help"]) == 0
+    own = capsys.readouterr().out
+    assert own.startswith("Usage: litestar-listing demo [OPTIONS]\n")
+    assert _option_lines(result.output) == _option_lines(own)
+    for option in ("--backend", "--database", "--replica", "--workers", "--host", "--port", "--load-only"):
+        assert f" {option} " in own
+
+
+def test_litestar_listing_demo_refuses_as_the_script(
+    litestar_cli: click.Group, nothing_loads: list[str], busy_port: int
+) -> None:
+    runner = CliRunner()
+    busy = runner.invoke(litestar_cli, ["listing", "demo", "--port", str(busy_port)], prog_name="litestar")
+    assert busy.exit_code == 1
+    assert f"cannot listen on {HOST}:{busy_port} (Address already in use)" in " ".join(busy.output.split())
+    wrong = runner.invoke(litestar_cli, ["listing", "demo", "--backend", "beanie"], prog_name="litestar")
+    assert wrong.exit_code == 2
+    assert "--backend beanie needs --database mongodb://" in " ".join(wrong.output.split())
+    assert nothing_loads == []
+
+
+def test_litestar_listing_demo_load_only(litestar_cli: click.Group, tmp_path_factory: pytest.TempPathFactory) -> None:
+    path = demo_sqlite_copy(tmp_path_factory.mktemp("litestar-cli"))  # the loader finds it loaded: seconds
+    arguments = ["listing", "demo", "--database", f"sqlite:///{path}", "--load-only"]
+    result = CliRunner().invoke(litestar_cli, arguments, prog_name="litestar")
+    assert result.exit_code == 0, result.output
+    with sqlite3.connect(path) as connection:
+        assert connection.execute("SELECT count(*) FROM flights").fetchone() == (336_776,)
+    connection.close()
+
+
+def test_the_installed_litestar_command_offers_listing_demo() -> None:
+    installed = {(point.group, point.name, point.value) for point in distribution("litestar-listing").entry_points}
+    if (ENTRY_POINT.group, ENTRY_POINT.name, ENTRY_POINT.value) not in installed:
+        message = "the installed litestar-listing predates its litestar.commands entry point: reinstall it"
+        if IN_CI:
+            pytest.fail(message)
+        pytest.skip(message)
+    command = [str(Path(sys.executable).parent / "litestar"), "listing", "demo", "--help"]
+    environment = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "120"}
+    result = subprocess.run(  # noqa: S603 - fixed arguments
+        command, capture_output=True, text=True, check=False, cwd=ROOT / "tests", env=environment
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("Usage: litestar listing demo [OPTIONS]")
+    assert " --port " in result.stdout
