@@ -16,10 +16,11 @@ from typing import Any
 
 from advanced_alchemy.extensions.litestar import EngineConfig, SQLAlchemyAsyncConfig, SQLAlchemyPlugin
 from beanie import init_beanie
-from litestar import Litestar, Request, get
+from litestar import Litestar, Request, Response, get
 from litestar.connection import ASGIConnection
 from litestar.datastructures import State
 from litestar.exceptions import NotAuthorizedException
+from litestar.exceptions.responses import create_exception_response
 from litestar.middleware import AbstractAuthenticationMiddleware, AuthenticationResult, DefineMiddleware
 from litestar.plugins import PluginProtocol
 from litestar.types import LifespanHook
@@ -62,6 +63,7 @@ __all__ = (
     "EXAMPLES",
     "DemoBackends",
     "beanie_backends",
+    "bearer_challenge",
     "create_app",
     "demo_app",
     "demo_backends",
@@ -162,6 +164,25 @@ class DemoAuthentication(AbstractAuthenticationMiddleware):
             raise NotAuthorizedException("unknown bearer token; the demo tokens are listed at /")
         user = next(user for user in DEMO_USERS if user.id == user_id)
         return AuthenticationResult(user=user, auth=token)
+
+
+DEMO_REALM = "litestar-listing demo"
+"""The ``realm`` of the demo's ``WWW-Authenticate: Bearer`` challenge."""
+
+
+def bearer_challenge(request: Request[Any, Any, Any], exc: NotAuthorizedException) -> Response[Any]:
+    """Answer every 401 of the demo with the challenge that says how to authenticate.
+
+    A 401 must carry a ``WWW-Authenticate`` challenge (RFC 9110, section 11.6.1); the demo's is
+    RFC 6750's ``Bearer``, with ``error="invalid_token"`` when the request sent credentials that were
+    refused. The 401s come from ``DemoAuthentication`` (an unknown token) and from the scopes and
+    row policies (no user), which cannot know the scheme (docs: scoping, "The 401 and its challenge").
+    """
+    challenge = f'Bearer realm="{DEMO_REALM}"'
+    if "authorization" in request.headers:
+        challenge += ', error="invalid_token"'
+    headers = {"WWW-Authenticate": challenge, **(exc.headers or {})}
+    return create_exception_response(request, NotAuthorizedException(exc.detail, headers=headers, extra=exc.extra))
 
 
 # ------------------------------------------------------------------------------------------ SQLAlchemy
@@ -668,6 +689,7 @@ def demo_app(listed: Sequence[Resource], backends: Sequence[DemoBackends], *, de
             ListingPlugin(listed, max_concurrent_lists=DEMO_CONCURRENT_LISTS, policies=DEMO_POLICIES),
         ],
         middleware=[DefineMiddleware(DemoAuthentication, exclude=["/schema"])],
+        exception_handlers={NotAuthorizedException: bearer_challenge},
         on_startup=[hook for part in backends for hook in part.on_startup],
         on_shutdown=[hook for part in backends for hook in part.on_shutdown],
         state=State({"examples": examples(listed)}),

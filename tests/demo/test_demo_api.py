@@ -195,6 +195,30 @@ def test_watch_list_is_per_user_and_hides_soft_deleted(client: TestClient[Litest
     assert all(item["flight"]["carrier"] == "AA" for item in body["data"])
 
 
+@pytest.mark.parametrize(
+    ("path", "authorization", "challenge"),
+    [
+        # No user on a per-user resource: the scope's 401, a bare challenge.
+        ("/api/v1/watched-flights/", None, 'Bearer realm="litestar-listing demo"'),
+        # A token the demo does not know: the middleware's 401, and the credentials were refused.
+        ("/api/v1/flights/", "Bearer nope", 'Bearer realm="litestar-listing demo", error="invalid_token"'),
+        ("/api/v1/flights/", "Basic ZGVtbzpkZW1v", 'Bearer realm="litestar-listing demo", error="invalid_token"'),
+    ],
+)
+def test_every_401_carries_a_bearer_challenge(
+    client: TestClient[Litestar], path: str, authorization: str | None, challenge: str
+) -> None:
+    headers = {"authorization": authorization} if authorization else {}
+    got, head = client.get(path, headers=headers), client.head(path, headers=headers)
+    assert (got.status_code, head.status_code) == (401, 401)
+    assert got.headers.get_list("www-authenticate") == [challenge]
+    assert head.headers.get_list("www-authenticate") == [challenge]
+    assert got.json()["status_code"] == 401
+    assert head.content == b""
+    # HEAD is its GET without the body: the same headers, Content-Length included.
+    assert sorted(head.headers.multi_items()) == sorted(got.headers.multi_items())
+
+
 def test_datetime_filters_compare_in_utc(client: TestClient[Litestar]) -> None:
     body = listing(
         client,

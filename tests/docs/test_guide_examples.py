@@ -548,6 +548,26 @@ def test_scopes_read_the_claims_of_litestar_jwt_auth(clients: Clients) -> None:
     assert get(client, "/api/v1/tickets/", "not-a-token", status=401)["status_code"] == 401
 
 
+@pytest.mark.parametrize(
+    ("authorization", "challenge"),
+    [
+        (None, 'Bearer realm="tickets"'),
+        ("Bearer not-a-token", 'Bearer realm="tickets", error="invalid_token"'),
+    ],
+)
+@pytest.mark.parametrize("path", ["/api/v1/tickets/", "/api/v1/my-tickets/"])
+def test_jwt_401s_carry_a_bearer_challenge(
+    clients: Clients, path: str, authorization: str | None, challenge: str
+) -> None:
+    client = clients["jwt"]
+    headers = {"Authorization": authorization} if authorization else {}
+    got, head = client.get(path, headers=headers), client.head(path, headers=headers)
+    assert (got.status_code, head.status_code) == (401, 401)
+    assert got.headers.get_list("www-authenticate") == head.headers.get_list("www-authenticate") == [challenge]
+    assert head.content == b""
+    assert sorted(head.headers.multi_items()) == sorted(got.headers.multi_items())
+
+
 # ---------------------------------------------------------------- soft-delete.md
 def test_soft_deleted_rows_are_never_listed(clients: Clients) -> None:
     client = clients["soft_delete"]
