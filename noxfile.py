@@ -111,8 +111,8 @@ def browser(session: nox.Session) -> None:
 
     Uses Debian's Chromium at /usr/bin/chromium (apt-get install -y chromium; or LISTING_CHROMIUM), never
     Playwright's downloads. Saves docs/_build/explorer.png (LISTING_REFRESH_SCREENSHOT=1: the committed
-    docs/_static/explorer.png). Without Chromium the test skips, with CI=true it fails. See
-    tests/browser/test_explorer_browser.py.
+    docs/_static/explorer.png). Without Chromium the test skips and the run fails (LISTING_ALLOW_SKIPS=1: it
+    only skips; CI=true: it fails). See tests/browser/test_explorer_browser.py.
     """
     _install(session, "browser")
     session.run("pytest", "tests/browser", *session.posargs)

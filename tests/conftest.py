@@ -1,11 +1,17 @@
 """Test-wide settings: PostgreSQL and document-store databases for the targets of ``tests/matrix.py``.
 
 Which backends and databases run is ``tests/matrix.py``'s to say. PostgreSQL comes from
-``LISTING_POSTGRES_URL``; when it
-is unreachable the tests that need it are skipped, except in CI (``CI=true``), where they fail. The
-document store is mongomock (through ``tests/document_store/mongomock_adapter.py``, which checks what
-it is sent against MongoDB's documented rules and counts it: the count is printed at the end of a
-run), or the real MongoDB at ``MONGODB_URL`` (5.0 or later).
+``LISTING_POSTGRES_URL``. The document store is mongomock (through
+``tests/document_store/mongomock_adapter.py``, which checks what it is sent against MongoDB's
+documented rules and counts it: the count is printed at the end of a run), or the real MongoDB at
+``MONGODB_URL`` (5.0 or later).
+
+A server or tool a selected target needs and this machine lacks (PostgreSQL, pgbouncer, ...) is never
+a quiet skip. Before the first test, a run whose collected tests include such a target's stops with one
+line per missing thing and its fix (exit status 4), unless ``LISTING_ALLOW_SKIPS=1``; a test that finds
+one missing later (``unavailable``) skips, and the run then ends with exit status 1, again unless
+``LISTING_ALLOW_SKIPS=1``. Under ``CI=true`` both are failures whatever that variable says. The end of
+every run counts its skips by reason.
 """
 
 from __future__ import annotations
@@ -14,15 +20,19 @@ import asyncio
 import hashlib
 import os
 import shutil
+import socket
 import sys
 import tempfile
+from collections import Counter
 from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 from urllib.parse import urlsplit
 
 import pytest
+
+from tests.matrix import SELECTED, TestTarget
 
 if TYPE_CHECKING:
     from beanie import Document
@@ -30,6 +40,10 @@ if TYPE_CHECKING:
 POSTGRES_URL = os.environ.get("LISTING_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test")
 MONGODB_URL = os.environ.get("MONGODB_URL", "")
 IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
+ALLOW_SKIPS = os.environ.get("LISTING_ALLOW_SKIPS", "").lower() in {"1", "true", "yes"}
+"""``LISTING_ALLOW_SKIPS=1``: a missing server or tool skips its tests instead of failing the run (not under CI)."""
+UNAVAILABLE = "unavailable: "
+"""How the reason of a skip for a missing server or tool begins (``unavailable``)."""
 # Every checkout gets databases of its own on the shared server, so two clones can run side by side:
 # the tag is a hash of this checkout's path (or LISTING_POSTGRES_TAG).
 POSTGRES_TAG = (
@@ -48,12 +62,130 @@ _made: list[str] = []  # server-side names of the databases this run created
 _scratch: list[Path] = []
 
 
+def unavailable(message: str) -> NoReturn:
+    """Skip the calling test for want of a server or tool, which ``message`` names with its fix.
+
+    Under ``CI=true`` the test fails instead. The run's exit status is then 1 unless
+    ``LISTING_ALLOW_SKIPS=1`` (``SkipTally``).
+    """
+    if IN_CI:
+        pytest.fail(f"{message} (CI=true: a missing server or tool is a failure)", pytrace=False)
+    pytest.skip(UNAVAILABLE + message)
+
+
+def missing_requirement(target: TestTarget) -> str | None:
+    """What this machine lacks for ``target``'s tests, with its fix; None when nothing is.
+
+    Cheap probes, no server started: the tools of the tests' own nodes on ``PATH``
+    (``tests.nodes.missing``), a TCP connection to ``LISTING_POSTGRES_URL``'s host and port, the
+    variable a target ``needs_env``.
+    """
+    if target.server == "nodes":
+        from tests import nodes
+
+        return nodes.missing()
+    if target.server == "postgresql":
+        parts = urlsplit(POSTGRES_URL)
+        if not parts.hostname:  # a Unix socket named in the query: left to the tests themselves
+            return None
+        try:
+            socket.create_connection((parts.hostname, parts.port or 5432), timeout=3).close()
+        except OSError as error:
+            return (
+                f"PostgreSQL at {POSTGRES_URL} does not answer ({error.strerror or error}): start it, install it "
+                "(apt-get install -y postgresql) or set LISTING_POSTGRES_URL"
+            )
+    if target.needs_env and not os.environ.get(target.needs_env):
+        return f"{target.needs_env} is not set"
+    return None
+
+
+def _targets_in_play(items: Sequence[pytest.Item]) -> list[TestTarget]:
+    """The selected targets some of ``items`` belong to: an item under one of its store's test folders."""
+    root = Path(__file__).resolve().parent.parent
+    folders = {Path(*item.path.relative_to(root).parts[:2]) for item in items if item.path.is_relative_to(root)}
+    return [target for target in SELECTED if folders & {Path(path) for path in target.store.paths}]
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Stop before the first test when a target the collected tests run on lacks a server or tool.
+
+    One line naming the targets and what each lacks, with the fix, then exit status 4 (a usage error: the
+    selection asks for what this machine does not have). ``LISTING_ALLOW_SKIPS=1`` runs the tests instead, those of the
+    target skipped (``unavailable``); not under ``CI=true``. ``--collect-only`` runs no test: no check.
+    """
+    if session.config.option.collectonly or not session.items:
+        return
+    lacking: dict[str, list[str]] = {}
+    for target in _targets_in_play(session.items):
+        missing = missing_requirement(target)
+        if missing is not None:
+            lacking.setdefault(missing, []).append(target.id)
+    if not lacking:
+        return
+    found = "; ".join(f"{', '.join(targets)}: {missing}" for missing, targets in lacking.items())
+    if IN_CI:
+        raise pytest.UsageError(f"{found} (CI=true: a missing server or tool is a failure)")
+    if not ALLOW_SKIPS:
+        raise pytest.UsageError(f"{found} (or LISTING_ALLOW_SKIPS=1: run the rest, these targets' tests skipped)")
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None:
+        reporter.write_line(f"LISTING_ALLOW_SKIPS=1, tests will skip: {found}", yellow=True, bold=True)
+
+
+class SkipTally:
+    """The run's skips by reason, printed at its end; a skip for a missing server or tool fails the run.
+
+    Registered once per run (``pytest_configure``): state of that run's config, not of the process.
+    """
+
+    def __init__(self) -> None:
+        self.collected = 0
+        self.reasons: Counter[str] = Counter()
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        self.collected = len(session.items)
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.skipped and isinstance(report.longrepr, tuple) and not hasattr(report, "wasxfail"):
+            self.reasons[report.longrepr[2].removeprefix("Skipped: ")] += 1
+
+    @property
+    def unavailable(self) -> int:
+        """Tests skipped for a missing server or tool."""
+        return sum(count for reason, count in self.reasons.items() if reason.startswith(UNAVAILABLE))
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if self.unavailable and not ALLOW_SKIPS and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if not self.reasons:
+            return
+        skipped = sum(self.reasons.values())
+        terminalreporter.section(f"{skipped} of {self.collected} tests skipped, by reason", sep="-", yellow=True)
+        for reason, count in self.reasons.most_common():
+            terminalreporter.write_line(f"{count:>6}  {reason}")
+        if self.unavailable:
+            verdict = (
+                "allowed by LISTING_ALLOW_SKIPS=1" if ALLOW_SKIPS else "exit status 1 (LISTING_ALLOW_SKIPS=1 allows it)"
+            )
+            terminalreporter.write_line(
+                f"{self.unavailable} skipped for a missing server or tool: {verdict}", red=not ALLOW_SKIPS, bold=True
+            )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Count the run's skips (``SkipTally``)."""
+    config.pluginmanager.register(SkipTally(), "listing-skip-tally")
+
+
 def postgres_database_url(database: str) -> str:
     """A plain ``postgresql://`` URL of ``database`` on the test server, created if missing.
 
     The server-side name is ``<database>_<POSTGRES_TAG>``: this checkout's own copy. A database this
-    run creates is dropped when the run ends, unless it is one of ``KEPT_DATABASES``. Skips the calling
-    test when the server is unreachable, or fails it in CI.
+    run creates is dropped when the run ends, unless it is one of ``KEPT_DATABASES``. The calling test is
+    ``unavailable`` when the server is unreachable.
     """
     if database in _created:
         return _created[database]
@@ -66,10 +198,7 @@ def postgres_database_url(database: str) -> str:
         # Python's, so one table of expectations holds on every server.
         created = ensure_postgres_database(url, maintenance=urlsplit(POSTGRES_URL).path.lstrip("/"))
     except ServerError as error:
-        message = f"PostgreSQL at {POSTGRES_URL} is not usable: {error.__cause__ or error!r}"
-        if IN_CI:
-            pytest.fail(message + " (CI=true: a missing database is a failure)", pytrace=False)
-        pytest.skip(message)
+        unavailable(f"PostgreSQL at {POSTGRES_URL} is not usable: {error.__cause__ or error!r}")
     if created and logical not in KEPT_DATABASES:
         _made.append(database)
     _created[logical] = url
@@ -90,8 +219,8 @@ def node_database_url(database: str, node: str) -> str:
 
     ``node``: ``pgbouncer`` (transaction pooling in front of the primary), ``primary`` or ``standby``
     (``tests/nodes.py``). The nodes start on first use (about 3 s) and stop when the run ends; the
-    database is made on the primary, and the standby receives it by streaming. Skips the calling test
-    when the nodes cannot start, or fails it in CI.
+    database is made on the primary, and the standby receives it by streaming. The calling test is
+    ``unavailable`` when the nodes cannot start.
     """
     from tests import nodes
     from tests.harness import ServerError, ensure_postgres_database
@@ -100,10 +229,7 @@ def node_database_url(database: str, node: str) -> str:
         try:
             _nodes.append(nodes.start())
         except nodes.NodeError as error:
-            message = f"the tests' PostgreSQL nodes did not start: {error}"
-            if IN_CI:
-                pytest.fail(message + " (CI=true: a missing node is a failure)", pytrace=False)
-            pytest.skip(message)
+            unavailable(f"the tests' PostgreSQL nodes did not start: {error}")
     started: nodes.Nodes = _nodes[0]
     try:
         ensure_postgres_database(started.url("primary", database))
@@ -231,7 +357,7 @@ async def document_store(database: str, name: str, documents: Sequence[type[Docu
     """A fresh database ``name`` with ``documents`` bound to it by ``init_beanie``; dropped afterwards.
 
     ``database`` is ``mongomock`` (in memory, through the test adapter) or ``mongodb`` (the server
-    at ``MONGODB_URL``; skipped when unset, failed in CI).
+    at ``MONGODB_URL``; ``unavailable`` when unset).
     """
     from beanie import init_beanie
 
@@ -242,10 +368,7 @@ async def document_store(database: str, name: str, documents: Sequence[type[Docu
         client = mongomock_client()
     else:
         if not MONGODB_URL:
-            message = "MONGODB_URL is not set"
-            if IN_CI:
-                pytest.fail(message + " (CI=true: a missing database is a failure)", pytrace=False)
-            pytest.skip(message)
+            unavailable("MONGODB_URL is not set")
         from pymongo import AsyncMongoClient
 
         client = AsyncMongoClient(MONGODB_URL, tz_aware=True, uuidRepresentation="standard")

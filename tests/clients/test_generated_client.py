@@ -32,6 +32,7 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from litestar_listing.demo.app import create_app
+from tests.conftest import unavailable
 from tests.demo.reference import column, scalar
 from tests.demo.test_demo_api import FLIGHTS_WITH_AIRPORTS, loaded_url
 
@@ -46,26 +47,19 @@ TS_WHERE = (
 )
 
 
-def _missing(what: str, fix: str) -> None:
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"{what} is not installed: {fix}")
-    pytest.skip(f"{what} is not installed: {fix}")
-
-
 def _tool(name: str) -> str:
     found = shutil.which(name, path=str(Path(sys.executable).parent)) or shutil.which(name)
     if found is None:
-        _missing(name, "pip install --group clients")
-    assert found is not None
+        unavailable(f"{name} is not installed: pip install --group clients")
     return found
 
 
 def _node_tool(name: str) -> str:
     if shutil.which("node") is None:
-        _missing("node", "apt-get install -y nodejs npm")
+        unavailable("node is not installed: apt-get install -y nodejs npm")
     tool = NODE_BIN / name
     if not tool.is_file():
-        _missing(name, "npm ci --prefix clients/typescript")
+        unavailable(f"{name} is not installed: npm ci --prefix clients/typescript")
     return str(tool)
 
 
