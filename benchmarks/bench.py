@@ -62,7 +62,7 @@ from litestar_listing.demo.app import piccolo_backends, sqlalchemy_backends
 
 # tests/harness.py lives outside the package: the repository root goes first on the path to import it.
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
-from tests.harness import HOST, SQL_DATABASES, Server, ServerError, start
+from tests.harness import HOST, SQL_DATABASES, Server, ServerError, say, start
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 LUA = ROOT / "benchmarks" / "bench.lua"
@@ -104,15 +104,6 @@ MEASURED_ROUNDS = 25  # in-process measured rounds at most, beyond the settings'
 MEASURED_SECONDS = 3.0  # ... and none beyond the repeats once the measured rounds have taken this long
 HEAVY_SECONDS = 0.25  # a listing slower than this over HTTP is measured sequentially, not with wrk
 RESOURCE_TIMEOUT = 120.0  # seconds; the demo's 5 s would cut the 10M measurements short
-
-
-_STARTED = time.monotonic()
-
-
-def say(message: str) -> None:
-    """Progress on stderr, with the seconds since the start."""
-    sys.stderr.write(f"[bench {time.monotonic() - _STARTED:6.0f}s] {message}\n")
-    sys.stderr.flush()
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,10 @@ from litestar_listing.demo.data import DATASET_VERSION
 from litestar_listing.demo.data import load as load_demo
 from litestar_listing.demo.models import Flight
 
+# tests/harness.py lives outside the package: the repository root goes first on the path to import it.
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
+from tests.harness import say
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 CACHE = ROOT / ".bench-cache"
 SERVER = "postgresql://postgres@127.0.0.1:5432"
@@ -83,12 +87,6 @@ class Target:
 def target(size: str) -> Target:
     """The database of a size name (``flights``, ``1m``, ``10m``)."""
     return Target(size, SIZES[size], f"{SERVER}/bench_{size}", CACHE / f"{size}.sqlite")
-
-
-def say(message: str) -> None:
-    """Progress on stderr."""
-    sys.stderr.write(f"[bench] {message}\n")
-    sys.stderr.flush()
 
 
 # ------------------------------------------------------------------------------------------ PostgreSQL

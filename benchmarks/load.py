@@ -54,6 +54,7 @@ from tests.harness import (
     ensure_postgres_database,
     load_demo,
     postgres_url,
+    say,
     start_demo,
 )
 
@@ -164,12 +165,6 @@ class Sampler:
 
 
 # ------------------------------------------------------------------------------------------ helpers
-
-
-def say(message: str) -> None:
-    """Progress on stderr."""
-    sys.stderr.write(f"[load] {message}\n")
-    sys.stderr.flush()
 
 
 def admin_url(url: str, database: str) -> str:

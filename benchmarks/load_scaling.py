@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import asyncpg
-from load import ENDPOINT, LoadError, Settings, figures, run_wrk, say
+from load import ENDPOINT, LoadError, Settings, figures, run_wrk
 from report import git_state, write_markdown
 
 # tests/ lives outside the package: the repository root goes first on the path to import its modules.
@@ -47,6 +47,7 @@ from tests.harness import (
     ensure_postgres_database,
     load_demo,
     running,
+    say,
     start,
 )
 

@@ -17,14 +17,16 @@ every run counts its skips by reason.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import os
 import shutil
 import socket
 import sys
 import tempfile
+import time
 from collections import Counter
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -173,6 +175,29 @@ class SkipTally:
             terminalreporter.write_line(
                 f"{self.unavailable} skipped for a missing server or tool: {verdict}", red=not ALLOW_SKIPS, bold=True
             )
+
+
+@pytest.fixture
+def progress(request: pytest.FixtureRequest) -> Callable[[str], None]:
+    """Write a progress line to pytest's terminal at once, during the test, whatever the capture setting.
+
+    ``progress("message")`` shows ``[<test name> <seconds since the test started>s] message``
+    (``tests.harness.progress_line``), for tests that run for tens of seconds. Written by the terminal
+    reporter with capture suspended, as pytest's live logging does; nothing under ``-p no:terminal``.
+    """
+    from tests.harness import progress_line
+
+    started = time.monotonic()
+    reporter = request.config.pluginmanager.get_plugin("terminalreporter")
+    capture = request.config.pluginmanager.get_plugin("capturemanager")
+
+    def write(message: str) -> None:
+        if reporter is None:
+            return
+        with capture.global_and_fixture_disabled() if capture is not None else contextlib.nullcontext():
+            reporter.write_line(progress_line(message, label=request.node.name, since=started))
+
+    return write
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -48,6 +48,7 @@ __all__ = (
     "load_demo",
     "postgres_url",
     "prepare_databases",
+    "progress_line",
     "running",
     "say",
     "serve_demo",
@@ -73,9 +74,31 @@ class ServerError(RuntimeError):
     """A server did not start, or the demo's loader failed; the message carries the end of its output."""
 
 
+_STARTED = time.monotonic()
+"""When this module was imported: about when the program that imports it started."""
+
+
+def progress_line(message: str, *, label: str | None = None, since: float = _STARTED) -> str:
+    """``[<label> <seconds>s] <message>``: the one shape of progress, of the scripts, benchmarks and tests.
+
+    Args:
+        message: What is happening.
+        label: Whose progress; default: the running program's file name without ``.py`` (``bench`` for
+            ``benchmarks/bench.py``, the modules it imports included).
+        since: A ``time.monotonic()`` the seconds count from; default: when this module was imported.
+    """
+    who = label if label is not None else Path(sys.argv[0]).stem
+    return f"[{who} {time.monotonic() - since:5.0f}s] {message}"
+
+
 def say(message: str) -> None:
-    """Print a line at once (nox interleaves a session's output with its subprocesses')."""
-    print(message, flush=True)  # noqa: T201
+    """Write ``progress_line(message)`` to standard error at once.
+
+    Flushed, because nox interleaves a session's output with its subprocesses'. Inside pytest, which
+    captures standard error, tests use the ``progress`` fixture of ``tests/conftest.py`` instead.
+    """
+    sys.stderr.write(progress_line(message) + "\n")
+    sys.stderr.flush()
 
 
 @dataclass(frozen=True)

