@@ -285,9 +285,9 @@ def package(session: nox.Session) -> None:
     outdir = Path("dist")
     for stale in outdir.glob("litestar_listing-*"):
         stale.unlink()
-    # The smoke script and its harness (tests/harness.py) need only the standard library here; the wheel goes
-    # into the clean virtualenv the script makes.
-    session.install("build>=1.2", "twine>=6.1")
+    # The smoke script and its harness (tests/harness.py) need only httpx here; the wheel goes into the clean
+    # virtualenv the script makes.
+    session.install("build>=1.2", "twine>=6.1", "httpx>=0.27")
     session.run("python", "-m", "build", "--installer", "uv", "--outdir", str(outdir))
     built = sorted(str(path) for path in outdir.glob("litestar_listing-*"))
     session.run("twine", "check", "--strict", *built)

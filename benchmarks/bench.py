@@ -41,8 +41,6 @@ import sys
 import tempfile
 import time
 import tracemalloc
-import urllib.error
-import urllib.request
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -52,6 +50,7 @@ import asyncpg
 import bench_apps as apps
 import bench_data as data
 import bench_parse
+import httpx
 from litestar import Litestar
 from report import database_server, git_state, package_version, write_markdown
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, create_async_engine
@@ -62,7 +61,7 @@ from litestar_listing.demo.app import piccolo_backends, sqlalchemy_backends
 
 # tests/harness.py lives outside the package: the repository root goes first on the path to import it.
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
-from tests.harness import HOST, SQL_DATABASES, Server, ServerError, say, start
+from tests.harness import HOST, SQL_DATABASES, Server, ServerError, http_client, http_get, say, start
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 LUA = ROOT / "benchmarks" / "bench.lua"
@@ -551,17 +550,6 @@ def uvicorn_command(port: int) -> list[str]:
     return command
 
 
-def http_get(url: str, timeout: float) -> tuple[int, bytes]:
-    """Status and body of one GET; status 0 when nothing answered."""
-    try:
-        with urllib.request.urlopen(url, timeout=timeout) as response:  # noqa: S310 - our own loopback server
-            return int(response.status), response.read()
-    except urllib.error.HTTPError as error:
-        return error.code, error.read()
-    except (urllib.error.URLError, OSError):
-        return 0, b""
-
-
 def run_wrk(wrk: str, base: str, paths: Sequence[str], seconds: int, connections: int) -> dict[str, Any]:
     """One wrk run over ``paths`` (cycled); its JSON line from bench.lua."""
     command = [wrk, "-t1", f"-c{connections}", f"-d{seconds}s", "--timeout", "60s", "-s", str(LUA), base]
@@ -598,6 +586,7 @@ class HttpListing:
     variant: str
     paths: list[str]
     entry: dict[str, Any]
+    client: httpx.Client
     seconds: list[float] = field(default_factory=list)
     runs: list[dict[str, Any]] = field(default_factory=list)
 
@@ -605,7 +594,7 @@ class HttpListing:
         """Seconds of one listing by one client (PiccoloCRUD: its rows, then its count)."""
         started = time.perf_counter()
         for path in self.paths:
-            http_get(self.server.base_url + path, 120)
+            http_get(self.client, self.server.base_url + path)
         return time.perf_counter() - started
 
     def check(self) -> bool:
@@ -614,7 +603,8 @@ class HttpListing:
         A request slower than ``HEAVY_SECONDS`` is the database's work: wrk would complete a
         handful in its window; one client, one listing after another, measures it as well in less time.
         """
-        answers = [http_get(self.server.base_url + path, 120) for path in self.paths]  # the warm-up and the check
+        # The warm-up and the check.
+        answers = [http_get(self.client, self.server.base_url + path) for path in self.paths]
         self.entry.update(paths=self.paths, statuses=[status for status, _ in answers])
         with contextlib.suppress(ValueError, KeyError, TypeError):
             body = json.loads(answers[-1][1])
@@ -686,6 +676,7 @@ async def over_http(settings: Settings, wrk: str, database: str, report: dict[st
     url = data.target(size).url(database)
     asks = requests_for(data.SIZES[size])
     servers: dict[str, Server] = {}
+    client = http_client(timeout=120)  # a connection per request, as the listings are timed
     try:
         for variant in VARIANTS:
             log = log_dir / f"{database}-{size}-{variant}.log"
@@ -718,7 +709,7 @@ async def over_http(settings: Settings, wrk: str, database: str, report: dict[st
                 if paths is None:
                     entry["unavailable"] = "PiccoloCRUD cannot express it (no relation filter, no search over columns)"
                 else:
-                    listings.append(HttpListing(settings, wrk, server, variant, paths, entry))
+                    listings.append(HttpListing(settings, wrk, server, variant, paths, entry, client))
             await asyncio.to_thread(measure_over_http, settings, listings)
             floor = next((entry for entry in entries if entry["variant"] == "floor"), {})
             floor_rps = floor.get("listings_per_s", {}).get("median")
@@ -727,6 +718,7 @@ async def over_http(settings: Settings, wrk: str, database: str, report: dict[st
                     entry["rps_ratio_to_floor"] = round(entry["listings_per_s"]["median"] / floor_rps, 3)
                 report["http"].append(entry)
     finally:
+        client.close()
         for server in servers.values():
             server.stop()
 

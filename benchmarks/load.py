@@ -34,8 +34,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.error
-import urllib.request
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -43,6 +41,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
+import httpx
 from report import database_server, git_state, package_version, write_markdown
 
 # tests/harness.py lives outside the package: the repository root goes first on the path to import it.
@@ -52,6 +51,8 @@ from tests.harness import (
     Combination,
     ServerError,
     ensure_postgres_database,
+    http_client,
+    http_get,
     load_demo,
     postgres_url,
     say,
@@ -216,17 +217,10 @@ def load_average() -> list[float]:
     return [float(value) for value in pathlib.Path("/proc/loadavg").read_text(encoding="ascii").split()[:3]]
 
 
-def http_get(url: str, timeout: float) -> tuple[int, float]:
-    """Status and seconds of one GET; status 0 when nothing answered."""
+def timed_get(client: httpx.Client, url: str) -> tuple[int, float]:
+    """Status and seconds of one GET on a new connection (``http_client``); status 0 when nothing answered."""
     start = time.perf_counter()
-    try:
-        with urllib.request.urlopen(url, timeout=timeout) as response:  # noqa: S310 - our own loopback server
-            response.read()
-            status = int(response.status)
-    except urllib.error.HTTPError as error:
-        status = error.code
-    except (urllib.error.URLError, OSError):
-        status = 0
+    status, _ = http_get(client, url)
     return status, time.perf_counter() - start
 
 
@@ -361,15 +355,16 @@ async def drain(database: str, seconds: float = 60) -> float:
 def probe(base: str) -> dict[str, float]:
     """The unloaded latency of each request kind: the median of three, in milliseconds."""
     latencies: dict[str, float] = {}
-    for query in MIX:
-        seconds = []
-        for _ in range(3):
-            status, elapsed = http_get(f"{base}{ENDPOINT}?{query}", 60)
-            if status != 200:
-                msg = f"{ENDPOINT}?{query} answered {status} without load"
-                raise LoadError(msg)
-            seconds.append(elapsed)
-        latencies[query] = round(statistics.median(seconds) * 1000, 1)
+    with http_client(timeout=60) as client:
+        for query in MIX:
+            seconds = []
+            for _ in range(3):
+                status, elapsed = timed_get(client, f"{base}{ENDPOINT}?{query}")
+                if status != 200:
+                    msg = f"{ENDPOINT}?{query} answered {status} without load"
+                    raise LoadError(msg)
+                seconds.append(elapsed)
+            latencies[query] = round(statistics.median(seconds) * 1000, 1)
     return latencies
 
 

@@ -11,14 +11,14 @@ data (flights of carrier HA, Hawaiian Airlines: 342).
 from __future__ import annotations
 
 import argparse
-import json
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
+
+import httpx
 
 # tests/harness.py lives outside the package: the repository root goes first on the path to import it.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -74,8 +74,7 @@ def smoke(wheel: Path, python: str) -> None:
         )
         with running(server):
             request = f"{server.base_url}/api/v1/flights/?carrier=HA&count=1"
-            with urllib.request.urlopen(request, timeout=30) as response:  # noqa: S310 - http://127.0.0.1 only
-                body = json.load(response)
+            body = httpx.get(request, timeout=30).raise_for_status().json()
         total = body["pagination"]["total"]
         if total != HAWAIIAN_FLIGHTS or body["data"][0]["carrier"] != "HA":
             msg = f"GET {request}: total {total} and {body['data'][:1]}, expected {HAWAIIAN_FLIGHTS} flights of HA"

@@ -6,9 +6,10 @@
 command given its port (the benchmarks' uvicorn apps); ``running`` stops a server when a block ends.
 
 It lives outside the package (the wheel ships the demo, not the means to test it) and imports only
-the standard library when loaded: ``nox -s package`` runs it in a virtualenv where nothing but the
-build tools is installed. ``python scripts/<name>.py`` and ``python benchmarks/<name>.py`` put the
-repository root first on ``sys.path`` to import it as ``tests.harness``.
+the standard library and httpx (a dependency of Litestar) when loaded: ``nox -s package`` runs it in a
+virtualenv that has the build tools and httpx, not the package. ``python scripts/<name>.py`` and
+``python benchmarks/<name>.py`` put the repository root first on ``sys.path`` to import it as
+``tests.harness``.
 """
 
 from __future__ import annotations
@@ -22,13 +23,13 @@ import socket
 import subprocess
 import sys
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
+
+import httpx
 
 __all__ = (
     "HOST",
@@ -45,6 +46,8 @@ __all__ = (
     "demo_command",
     "ensure_postgres_database",
     "free_port",
+    "http_client",
+    "http_get",
     "load_demo",
     "postgres_url",
     "prepare_databases",
@@ -261,16 +264,21 @@ def free_port() -> int:
         return port
 
 
-def _status(url: str, timeout: float) -> int:
-    """The status of one GET of ``url``; 0 when nothing answered."""
+def http_client(timeout: float) -> httpx.Client:
+    """An httpx client that opens a connection per request and closes it after (``Connection: close``).
+
+    What the benchmarks time one request with: a new client's connection, as ``urllib`` made it.
+    """
+    return httpx.Client(timeout=timeout, headers={"Connection": "close"})
+
+
+def http_get(client: httpx.Client, url: str) -> tuple[int, bytes]:
+    """The status and body of one GET of ``url``; ``(0, b"")`` when nothing answered (refused, timed out)."""
     try:
-        with urllib.request.urlopen(url, timeout=timeout) as response:  # noqa: S310 - http://127.0.0.1 only
-            response.read()
-            return int(response.status)
-    except urllib.error.HTTPError as error:
-        return int(error.code)
-    except (urllib.error.URLError, OSError):
-        return 0
+        response = client.get(url)
+    except httpx.TransportError:
+        return 0, b""
+    return response.status_code, response.content
 
 
 @dataclass(frozen=True)
@@ -375,11 +383,12 @@ def start(
             )
         server = Server(f"http://{HOST}:{port}", log, process, label)
         deadline = time.monotonic() + timeout
-        while server.alive() and time.monotonic() < deadline:
-            status = _status(server.base_url + ready_path, timeout=30)
-            if status == 200 or (any_status and status):
-                return server
-            time.sleep(0.25)
+        with http_client(timeout=30) as client:
+            while server.alive() and time.monotonic() < deadline:
+                status, _ = http_get(client, server.base_url + ready_path)
+                if status == 200 or (any_status and status):
+                    return server
+                time.sleep(0.25)
         server.stop(grace=15)
         if "address already in use" not in server.log_text().lower():
             msg = f"the server {label} did not start within {timeout:g} s; the end of {log}:\n{server.log_tail()}"
@@ -431,7 +440,10 @@ def serve_demo(
 async def asgi_get(app: Any, path: str, query: str) -> tuple[int, bytes]:
     """Call the ASGI ``app`` as a server would for ``GET path?query``, with any query string.
 
-    For requests HTTP clients refuse to send (megabyte URLs) and for timing an app in process.
+    For requests HTTP clients refuse to send and for timing an app in process: httpx, and Litestar's
+    test clients built on it, refuse a URL component over 65,536 characters (``httpx.InvalidURL``), and
+    the cost guards and ``benchmarks/bench_parse.py`` send megabyte query strings. Everything else uses
+    httpx, or ``litestar.testing`` for an app in process.
 
     Returns:
         The status and the body's bytes.

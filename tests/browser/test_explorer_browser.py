@@ -24,12 +24,12 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+import httpx
 import pytest
 
 from tests.conftest import IN_CI, demo_sqlite_copy, unavailable
@@ -89,11 +89,10 @@ def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 def _api(url: str, token: str | None = None) -> dict[str, Any]:
     """The API's own answer, fetched outside the browser."""
     headers = {"Authorization": f"Bearer {token}"} if token else {}
-    request = urllib.request.Request(url, headers=headers)  # noqa: S310 - http://127.0.0.1 only
-    with urllib.request.urlopen(request, timeout=60) as response:  # noqa: S310
-        assert response.status == 200
-        body: dict[str, Any] = json.loads(response.read())
-        return body
+    response = httpx.get(url, headers=headers, timeout=60)
+    assert response.status_code == 200
+    body: dict[str, Any] = response.json()
+    return body
 
 
 def _query_input(name: str, tag: str = "input[type=text]") -> str:

@@ -6,13 +6,12 @@ selected SQL backend, and its answers over HTTP are compared with plain SQL over
 
 from __future__ import annotations
 
-import json
 import signal
 import sqlite3
 import sys
-import urllib.request
 from pathlib import Path
 
+import httpx
 import pytest
 
 from tests.conftest import demo_sqlite_copy
@@ -39,10 +38,10 @@ def demo_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _get(url: str) -> dict[str, object]:
-    with urllib.request.urlopen(url, timeout=60) as response:  # noqa: S310 - http://127.0.0.1 only
-        assert response.status == 200
-        body: dict[str, object] = json.loads(response.read())
-        return body
+    response = httpx.get(url, timeout=60)
+    assert response.status_code == 200
+    body: dict[str, object] = response.json()
+    return body
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

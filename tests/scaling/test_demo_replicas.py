@@ -7,12 +7,11 @@ answered by the standby, seen in its own ``pg_stat_database`` counters for the d
 from __future__ import annotations
 
 import asyncio
-import json
 import time
-import urllib.request
 from pathlib import Path
 
 import asyncpg
+import httpx
 import pytest
 
 from tests.conftest import node_database_url, scratch_folder
@@ -43,8 +42,8 @@ async def _reads(standby: str) -> int:
 
 
 def _get(url: str) -> tuple[int, dict[str, object]]:
-    with urllib.request.urlopen(url, timeout=30) as response:  # noqa: S310 - our own server
-        return response.status, json.loads(response.read())
+    response = httpx.get(url, timeout=30)
+    return response.status_code, response.json()
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
