@@ -267,7 +267,8 @@ def free_port() -> int:
 def http_client(timeout: float) -> httpx.Client:
     """An httpx client that opens a connection per request and closes it after (``Connection: close``).
 
-    What the benchmarks time one request with: a new client's connection, as ``urllib`` made it.
+    What the benchmarks time one request with: each pays for its own connection, as a new client's
+    first request does, so a timing does not depend on whether an earlier request left one open.
     """
     return httpx.Client(timeout=timeout, headers={"Connection": "close"})
 
