@@ -132,13 +132,14 @@ def start(folder: Path | None = None) -> Nodes:
         NodeError: a port is taken, a binary is missing, or a node did not start; whatever was
             started is stopped again first.
     """
+    # What is missing first: it is the same whoever else runs, and it names the fix.
+    lacking = missing()
+    if lacking is not None:
+        raise NodeError(lacking)
     for port, what in ((PRIMARY_PORT, "primary"), (STANDBY_PORT, "standby"), (PGBOUNCER_PORT, "pgbouncer")):
         if not _free(port):
             msg = f"{HOST}:{port} (the {what}'s port) is taken: another run's nodes, or another server"
             raise NodeError(msg)
-    lacking = missing()
-    if lacking is not None:
-        raise NodeError(lacking)
     bindir = _binaries()
     folder = folder or Path(tempfile.mkdtemp(prefix="litestar-listing-nodes-"))
     if os.geteuid() == 0:
