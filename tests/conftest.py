@@ -112,9 +112,10 @@ def _targets_in_play(items: Sequence[pytest.Item]) -> list[TestTarget]:
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Stop before the first test when a target the collected tests run on lacks a server or tool.
 
-    One line naming the targets and what each lacks, with the fix, then exit status 4 (a usage error: the
-    selection asks for what this machine does not have). ``LISTING_ALLOW_SKIPS=1`` runs the tests instead, those of the
-    target skipped (``unavailable``); not under ``CI=true``. ``--collect-only`` runs no test: no check.
+    A target's tests are those under its store's folders (``Store.paths``). The run ends with one line
+    naming the targets and what each lacks, with the fix, and exit status 4 (a usage error: the selection
+    asks for what this machine does not have). ``LISTING_ALLOW_SKIPS=1`` runs the tests instead, those of
+    the targets skipped (``unavailable``); not under ``CI=true``. ``--collect-only`` runs none: no check.
     """
     if session.config.option.collectonly or not session.items:
         return
