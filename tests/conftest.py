@@ -191,12 +191,17 @@ def progress(request: pytest.FixtureRequest) -> Callable[[str], None]:
     started = time.monotonic()
     reporter = request.config.pluginmanager.get_plugin("terminalreporter")
     capture = request.config.pluginmanager.get_plugin("capturemanager")
+    written: list[str] = []
 
     def write(message: str) -> None:
         if reporter is None:
             return
         with capture.global_and_fixture_disabled() if capture is not None else contextlib.nullcontext():
-            reporter.write_line(progress_line(message, label=request.node.name, since=started))
+            if not written:  # off the line of the earlier tests' dots, as pytest's live log does
+                reporter.write("\n")
+            line = progress_line(message, label=request.node.name, since=started)
+            reporter.write_line(line)
+            written.append(line)
 
     return write
 
