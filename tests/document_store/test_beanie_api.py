@@ -379,9 +379,12 @@ async def test_links_are_read_for_the_page_only(
 # ---------------------------------------------------------------- OpenAPI
 async def test_openapi_lists_document_filters(client: AsyncTestClient[Litestar]) -> None:
     schema = (await client.get("/schema/openapi.json")).json()
-    names = [parameter["name"] for parameter in schema["paths"]["/api/v1/notes"]["get"]["parameters"]]
-    assert names[:4] == ["page", "count", "search", "order_by"]
-    assert set(names[4:]) == {
+    parameters = schema["paths"]["/api/v1/notes"]["get"]["parameters"]
+    assert [parameter["name"] for parameter in parameters] == ["page", "count", "search", "order_by", "filters"]
+    # The filters are the properties of one object, each sent as a parameter of its own.
+    filters = parameters[-1]
+    assert (filters["style"], filters["explode"]) == ("form", True)
+    assert set(filters["schema"]["properties"]) == {
         "id",
         "title",
         "words",
