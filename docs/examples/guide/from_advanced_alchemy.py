@@ -14,12 +14,15 @@ from typing import Any
 
 import msgspec
 from advanced_alchemy.extensions.litestar import SQLAlchemyAsyncConfig, SQLAlchemyPlugin
-from advanced_alchemy.extensions.litestar.providers import create_filter_dependencies, create_service_provider
+from advanced_alchemy.extensions.litestar.providers import (
+    FieldNameType,
+    create_filter_dependencies,
+    create_service_provider,
+)
 from advanced_alchemy.filters import FilterTypes
 from advanced_alchemy.mixins import AuditColumns
 from advanced_alchemy.repository import SQLAlchemyAsyncRepository
 from advanced_alchemy.service import OffsetPagination, SQLAlchemyAsyncRepositoryService
-from advanced_alchemy.utils.dependencies import FieldNameType
 from litestar import Litestar, get
 from litestar.di import NamedDependency, Provide
 from litestar.params import SkipValidation
