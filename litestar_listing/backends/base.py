@@ -374,6 +374,15 @@ class ListingBackend(Protocol):
         """
         ...
 
+    def unavailable(self, error: BaseException) -> UnavailableError | None:
+        """What an exception raised by the store's client amounts to: ``UnavailableError``, or None for a bug.
+
+        The plugin maps with it what a list's other statements raise, those of an enrichment hook on
+        the request's session or engine (docs: enrichment, "Errors"), as ``fetch`` maps its own: a
+        statement out of time is ``reason="timeout"``, an unreachable store ``"connection"``.
+        """
+        ...
+
 
 def dispatch(visitor: object, prefix: str, name: str, *, key: str = "") -> Callable[..., Any]:
     """Return ``visitor.<prefix>_<name>``, the compiler for one node or operator.
@@ -427,6 +436,7 @@ def check_contract(backend: object) -> None:
             "fetch",
             "prepare",
             "check_started",
+            "unavailable",
         )
         lacking = ", ".join(member for member in members if not hasattr(backend, member))
         msg = f"{name} is not a ListingBackend: it lacks {lacking}"

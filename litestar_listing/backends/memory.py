@@ -26,6 +26,7 @@ from typing import Any
 
 from litestar_listing.backends.base import Capabilities, ListContext, Page, dispatch, field_filter, where
 from litestar_listing.core.cursor import follows
+from litestar_listing.core.errors import UnavailableError
 from litestar_listing.core.query import FieldPath, Filter, ListQuery, OrderTerm, Policy, Search, load_tree
 from litestar_listing.core.schema import FieldInfo, ModelGraph
 from litestar_listing.core.text import LikePattern, fold_case
@@ -101,6 +102,10 @@ class MemoryBackend:
 
     def check_started(self, app: Any, *, routed: bool) -> None:
         """Nothing to check: the rows are in memory."""
+
+    def unavailable(self, error: BaseException) -> UnavailableError | None:
+        """None: rows in memory are always there, so no error is the store's."""
+        return None
 
     async def fetch(self, query: ListQuery, context: ListContext) -> Page:
         """Filter, search, order and cut the rows; items as the other backends list them.

@@ -11,14 +11,15 @@ scope rule, Litestar's own exceptions (docs: in your app, "Errors").
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl
 
 from litestar_listing.backends.base import ListContext, Page
-from litestar_listing.core.errors import ConfigurationError, UnavailableError, UnsupportedQueryError
+from litestar_listing.core.errors import ConfigurationError, ListingError, UnavailableError, UnsupportedQueryError
 from litestar_listing.core.parsing import QueryString
 from litestar_listing.core.query import ListQuery
 from litestar_listing.plugin.binding import binding_of
@@ -213,7 +214,8 @@ async def _list_admitted(
             page = await _fetch(resource, query, replace(context, total_mode="exact"))
         if window.offset + len(page.items) > page.total:
             raise cursor_past_total(page.total)
-    await enrich_page(resource, page, EnrichContext(connection, resource, context, query, binding.policies))
+    with _store_errors(resource):  # the hook's own statements fail as the list's do
+        await enrich_page(resource, page, EnrichContext(connection, resource, context, query, binding.policies))
     headers: dict[str, str] = {}
     if resource.total_mode == "estimated":
         headers["X-Total-Mode"] = page.total_mode
@@ -238,7 +240,7 @@ def may_estimate(resource: Resource, query: ListQuery) -> bool:
 
 
 async def _fetch(resource: Resource, query: ListQuery, context: ListContext) -> Page:
-    """The backend's page, its errors made the client's.
+    """The backend's page, its errors made the client's (``_store_errors``).
 
     Raises:
         UnavailableError: The store timed out (``reason="timeout"``) or failed; the message says
@@ -248,18 +250,50 @@ async def _fetch(resource: Resource, query: ListQuery, context: ListContext) -> 
     # The stores stop their own statements at ``timeout`` (PostgreSQL, MongoDB, the SQLite
     # guard); cancelling the call a little later is the backstop for everything else.
     backstop = None if resource.timeout is None else resource.timeout + _BACKSTOP_GRACE
-    too_slow = f"listing {resource.name} took longer than {resource.timeout or 0:g} s; narrow the filters or try again"
+    with _store_errors(resource):
+        try:
+            return await asyncio.wait_for(resource.backend.fetch(query, context), backstop)
+        except asyncio.TimeoutError:
+            raise UnavailableError("the backstop cancelled the list", reason="timeout") from None
+        except UnsupportedQueryError as error:
+            # The start-up check keeps parsed queries from getting here; if one ever does, the
+            # client learns which parameter the store cannot answer, not a 500.
+            raise unsupported(error) from error
+
+
+@contextlib.contextmanager
+def _store_errors(resource: Resource) -> Iterator[None]:
+    """Make the store's failures within the block the client's ``UnavailableError``, saying what to do.
+
+    The backend's own (``fetch`` raises ``UnavailableError``) and what its store's client raises in
+    an enrichment hook, mapped by ``ListingBackend.unavailable``: a statement out of time, such as
+    SQLite's guard interrupting it, is a 503 like a slow list, never a 500 (docs: enrichment, "Errors").
+
+    Raises:
+        UnavailableError: ``reason="timeout"`` with the resource's timeout in the message, or the
+            store's failure.
+    """
     try:
-        return await asyncio.wait_for(resource.backend.fetch(query, context), backstop)
-    except asyncio.TimeoutError:
-        raise UnavailableError(too_slow, reason="timeout") from None
+        yield
     except UnavailableError as error:
-        detail = too_slow if error.reason == "timeout" else f"listing {resource.name} failed: {error}; try again"
-        raise UnavailableError(detail, reason=error.reason) from error
-    except UnsupportedQueryError as error:
-        # The start-up check keeps parsed queries from getting here; if one ever does, the
-        # client learns which parameter the store cannot answer, not a 500.
-        raise unsupported(error) from error
+        raise _for_client(resource, error) from error
+    except ListingError:
+        raise  # the library's own: a bad query, a configuration
+    except Exception as error:
+        mapped = resource.backend.unavailable(error)
+        if mapped is None:
+            raise
+        raise _for_client(resource, mapped) from error
+
+
+def _for_client(resource: Resource, error: UnavailableError) -> UnavailableError:
+    if error.reason == "timeout":
+        detail = (
+            f"listing {resource.name} took longer than {resource.timeout or 0:g} s; narrow the filters or try again"
+        )
+    else:
+        detail = f"listing {resource.name} failed: {error}; try again"
+    return UnavailableError(detail, reason=error.reason)
 
 
 def raw_query(connection: ASGIConnection[Any, Any, Any, Any] | None) -> str:

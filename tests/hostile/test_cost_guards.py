@@ -20,10 +20,10 @@ from piccolo.columns import Integer as PiccoloInteger
 from piccolo.engine.sqlite import SQLiteEngine
 from piccolo.querystring import QueryString
 from pymongo.errors import AutoReconnect, ExecutionTimeout
-from sqlalchemy import Integer, literal_column
+from sqlalchemy import Integer, literal_column, select
 from sqlalchemy.ext.asyncio import async_sessionmaker, create_async_engine
 
-from litestar_listing import ListingPlugin, MemoryBackend, Resource, UnavailableError, list_resource
+from litestar_listing import EnrichContext, ListingPlugin, MemoryBackend, Resource, UnavailableError, list_resource
 from litestar_listing.backends.beanie import BeanieBackend
 from litestar_listing.backends.piccolo import PiccoloBackend
 from litestar_listing.backends.piccolo import prepare_engine as prepare_piccolo_engine
@@ -167,6 +167,65 @@ async def test_runaway_piccolo_list_on_sqlite_is_a_bounded_503() -> None:
     assert as_http(raised.value).status_code == 503
     envelope: Any = (await list_resource(plain, None, [("count", "2")], app=app)).envelope
     assert [item["id"] for item in envelope.data] == [1, 2]
+
+
+@pytest.mark.skipif(not selected(backend="sqlalchemy", database="sqlite"), reason="SQLAlchemy on SQLite")
+async def test_an_enrichment_out_of_time_on_sqlite_is_a_503_not_a_500() -> None:
+    # The hook's statement runs on the request's aiosqlite session, whose guard interrupts it.
+    engine = create_async_engine(f"sqlite+aiosqlite:///{_sqlite_path()}")
+    prepare_engine(engine, statement_timeout=0.3)
+    await write_sqlalchemy_rows(engine)
+    sessions = async_sessionmaker(engine)
+
+    async def runaway_count(items: list[dict[str, Any]], context: EnrichContext) -> None:
+        backend = context.resource.backend
+        assert isinstance(backend, SQLAlchemyBackend)
+        counted = await backend.session(context.list_context).scalar(select(literal_column(_RUNAWAY, Integer)))
+        for item in items:
+            item["n"] = counted
+
+    def buggy(items: list[dict[str, Any]], context: EnrichContext) -> None:
+        raise KeyError("n")  # not the store's: stays the bug it is (a 500)
+
+    resource = Resource("enriched", SQLAlchemyBackend(Thing), enrich=runaway_count, enrich_fields={"n": int})
+    broken = Resource("broken", SQLAlchemyBackend(Thing), enrich=buggy)
+    app = serving(resource, broken)
+    try:
+        async with sessions() as session:
+            started = time.perf_counter()
+            with pytest.raises(UnavailableError) as raised:
+                await list_resource(resource, None, [("count", "1")], app=app, session=session)
+            assert time.perf_counter() - started < HANG
+        assert as_http(raised.value).status_code == 503
+        assert raised.value.reason == "timeout"
+        assert "listing enriched took longer than" in str(raised.value)
+        async with sessions() as session:
+            with pytest.raises(KeyError):
+                await list_resource(broken, None, [], app=app, session=session)
+    finally:
+        await engine.dispose()
+
+
+@pytest.mark.skipif(not selected(backend="piccolo", database="sqlite"), reason="Piccolo on SQLite")
+async def test_an_enrichment_out_of_time_on_piccolo_sqlite_is_a_503_not_a_500() -> None:
+    engine = SQLiteEngine(path=_sqlite_path())
+    prepare_piccolo_engine(engine, statement_timeout=0.3)
+    await write_piccolo_rows(engine)
+
+    async def runaway_count(items: list[dict[str, Any]], context: EnrichContext) -> None:
+        backend = context.resource.backend
+        assert isinstance(backend, PiccoloBackend)
+        rows = await backend.engine_for(context.list_context).run_querystring(QueryString(f"SELECT {_RUNAWAY} AS n"))
+        for item in items:
+            item["n"] = (rows or [{}])[0]["n"]
+
+    resource = Resource(
+        "enriched", PiccoloBackend(piccolo_tables.Thing, engine=engine), enrich=runaway_count, enrich_fields={"n": int}
+    )
+    with pytest.raises(UnavailableError) as raised:
+        await list_resource(resource, None, [("count", "1")], app=serving(resource))
+    assert as_http(raised.value).status_code == 503
+    assert "listing enriched took longer than" in str(raised.value)
 
 
 # ---------------------------------------------------------------- MongoDB: maxTimeMS and dropped connections

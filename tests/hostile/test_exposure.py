@@ -57,7 +57,7 @@ from sqlalchemy.ext.asyncio import create_async_engine
 
 from litestar_listing import ListContext, ListingBackend, Resource, list_resource
 from litestar_listing.backends.base import Capabilities, Page
-from litestar_listing.core.errors import ConfigurationError, InvalidQueryError
+from litestar_listing.core.errors import ConfigurationError, InvalidQueryError, UnavailableError
 from litestar_listing.core.operators import OPERATORS
 from litestar_listing.core.query import FilterSyntax, ListQuery
 from litestar_listing.core.schema import FieldInfo, ModelGraph
@@ -132,6 +132,9 @@ class WithoutPrivateFields:
 
     def check_started(self, app: Any, *, routed: bool) -> None:
         self.inner.check_started(app, routed=routed)
+
+    def unavailable(self, error: BaseException) -> UnavailableError | None:
+        return self.inner.unavailable(error)
 
 
 def is_document(backend: ListingBackend) -> bool:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from beanie.exceptions import CollectionWasNotInitialized
 from bson import ObjectId
-from pymongo.errors import ConnectionFailure, ExecutionTimeout
+from pymongo.errors import ConnectionFailure, ExecutionTimeout, PyMongoError
 
 from litestar_listing.backends.base import Capabilities, CompilerCache, Computed, ListContext, Page
 from litestar_listing.backends.beanie.compiler import PipelineCompiler
@@ -43,12 +43,25 @@ async def _aggregate(
     try:
         cursor = await collection.aggregate(pipeline, session=context.session, **options)
         return await cursor.to_list(None)
-    except ExecutionTimeout as error:
-        msg = "MongoDB stopped the aggregation at its time limit"
-        raise UnavailableError(msg, reason="timeout") from error
-    except ConnectionFailure as error:
-        msg = f"MongoDB is unreachable ({type(error).__name__})"
-        raise UnavailableError(msg) from error
+    except PyMongoError as error:
+        mapped = mongodb_unavailable(error)
+        if mapped is None:
+            raise
+        raise mapped from error
+
+
+def mongodb_unavailable(error: BaseException) -> UnavailableError | None:
+    """The ``UnavailableError`` a pymongo exception amounts to, or None for other errors.
+
+    ``ExecutionTimeout`` (the server stopped the work at ``maxTimeMS``) is ``reason="timeout"``;
+    ``ConnectionFailure`` and its subclasses (``AutoReconnect``, ``ServerSelectionTimeoutError``)
+    mean MongoDB is unreachable.
+    """
+    if isinstance(error, ExecutionTimeout):
+        return UnavailableError("MongoDB stopped the aggregation at its time limit", reason="timeout")
+    if isinstance(error, ConnectionFailure):
+        return UnavailableError(f"MongoDB is unreachable ({type(error).__name__})")
+    return None
 
 
 class BeanieBackend:
@@ -181,6 +194,10 @@ class BeanieBackend:
         self.computed_fields()
         self._compiler = PipelineCompiler(self.documents(), self._pipeline, self._expressions({}))
 
+    def unavailable(self, error: BaseException) -> UnavailableError | None:
+        """What a pymongo exception amounts to (``mongodb_unavailable``), e.g. one of an enrichment's queries."""
+        return mongodb_unavailable(error)
+
     def check_started(self, app: Any, *, routed: bool) -> None:
         """Check that ``init_beanie`` has bound the document class (docs: in your app, "Start-up checks").
 
@@ -272,9 +289,11 @@ class BeanieBackend:
 
             try:
                 await load(self.documents(), root, items, documents, tree, context.session, allowed)
-            except ConnectionFailure as error:
-                msg = f"MongoDB is unreachable ({type(error).__name__})"
-                raise UnavailableError(msg) from error
+            except PyMongoError as error:
+                mapped = mongodb_unavailable(error)
+                if mapped is None:
+                    raise
+                raise mapped from error
         return Page(items=items, total=total)
 
 
