@@ -49,6 +49,11 @@ class FieldInfo:
             receive the value converted to UTC without an offset.
         private: Never filtered, searched, ordered on nor listed, through any path.
         computed: Not a column but an expression the resource maps (docs: computed).
+        indexed: The store has an ordered index whose leading column (or key) is this field, as the
+            model declares it, so an equality or range filter or an ordering on the field alone can
+            be served by an index: a primary key's first column, a unique or indexed column, the
+            first column of a declared index or unique constraint. Partial, sparse and non-ordered
+            (hash, text) indexes do not count. Never set on a computed value.
         reads: For a computed value built per request (``backends.base.Computed``), the names of
             the models whose rows it reads under their row policies.
         expected: What a valid value looks like, for error messages and OpenAPI (e.g. "a
@@ -64,6 +69,7 @@ class FieldInfo:
     timezone: bool = True
     private: bool = False
     computed: bool = False
+    indexed: bool = False
     expected: str = ""
     reads: tuple[str, ...] = ()
 

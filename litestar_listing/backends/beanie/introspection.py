@@ -21,14 +21,16 @@ from dataclasses import dataclass, replace
 from typing import Annotated, Any, ForwardRef, Literal, Union, get_args, get_origin
 
 from beanie import BackLink, Document, Link
+from beanie.odm.utils.typing import get_index_attributes
 from bson import ObjectId
 from bson.errors import InvalidId
 from pydantic import SecretBytes, SecretStr
+from pymongo import ASCENDING, DESCENDING, IndexModel
 
 from litestar_listing.core.errors import ConfigurationError
 from litestar_listing.core.schema import EntityInfo, FieldInfo, ModelGraph, RelationInfo, ValueType
 
-__all__ = ("DocumentInfo", "Documents", "Reference", "field_info", "object_id", "value_type")
+__all__ = ("DocumentInfo", "Documents", "Reference", "field_info", "indexed_keys", "object_id", "value_type")
 
 OBJECT_ID_EXPECTED = "a 24-character hexadecimal ObjectId"
 """How an invalid ObjectId is described in a 400 (docs: query language, "Document-store resources")."""
@@ -184,6 +186,51 @@ def _reference(name: str, model_field: Any, owner: type[Document]) -> Reference 
     return None
 
 
+def _index_models(document: type[Document]) -> list[IndexModel]:
+    """The indexes ``init_beanie`` creates for ``document``, merged as it merges them.
+
+    ``Indexed(...)`` fields first, then ``Settings.indexes`` (of every Document class in the MRO when
+    ``Settings.merge_indexes``); a later index on the same set of keys replaces an earlier one.
+    """
+    merged: dict[tuple[str, ...], IndexModel] = {}
+
+    def add(model: IndexModel) -> None:
+        merged[tuple(sorted(model.document["key"]))] = model
+
+    for name, model_field in document.model_fields.items():
+        attributes = get_index_attributes(model_field)
+        if attributes is not None:
+            direction, options = attributes
+            add(IndexModel([(model_field.alias or name, direction)], **options))
+    settings = getattr(document, "Settings", None)
+    owners = [document]
+    if getattr(settings, "merge_indexes", False):
+        owners = [
+            owner for owner in reversed(document.__mro__) if issubclass(owner, Document) and owner is not Document
+        ]
+    for owner in owners:
+        for entry in getattr(getattr(owner, "Settings", None), "indexes", None) or ():
+            add(entry if isinstance(entry, IndexModel) else IndexModel(entry))
+    return list(merged.values())
+
+
+def indexed_keys(document: type[Document]) -> frozenset[str]:
+    """The stored keys that lead an index of ``document``'s collection (``FieldInfo.indexed``).
+
+    ``_id``, and the first key of each ascending or descending index that is neither partial nor
+    sparse (a text, hashed or geospatial index serves no range nor ordering; a partial or sparse one
+    does not hold every document). Indexes the collection has but the class does not declare are not
+    seen.
+    """
+    leading = {"_id"}
+    for model in _index_models(document):
+        spec = model.document
+        key, direction = next(iter(spec["key"].items()))
+        if direction in {ASCENDING, DESCENDING} and "partialFilterExpression" not in spec and not spec.get("sparse"):
+            leading.add(key)
+    return frozenset(leading)
+
+
 def _describe(document: type[Document]) -> tuple[dict[str, FieldInfo], dict[str, str], dict[str, Reference]]:
     fields: dict[str, FieldInfo] = {}
     keys: dict[str, str] = {}
@@ -209,6 +256,8 @@ def _describe(document: type[Document]) -> tuple[dict[str, FieldInfo], dict[str,
         nullable = _unwrap(document.model_fields[name].annotation)[1]
         fields[key_field] = replace(field_info(key_field, target_id), nullable=nullable)
         keys[key_field] = f"{reference.key}.$id"
+    leading = indexed_keys(document)
+    fields = {name: replace(info, indexed=keys[name] in leading) for name, info in fields.items()}
     return fields, keys, references
 
 

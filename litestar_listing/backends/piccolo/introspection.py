@@ -31,12 +31,14 @@ from piccolo.columns import (
     Timestamptz,
     Varchar,
 )
+from piccolo.columns.indexes import IndexMethod
+from piccolo.constraints import Unique
 from piccolo.table import Table
 
 from litestar_listing.core.errors import ConfigurationError
 from litestar_listing.core.schema import EntityInfo, FieldInfo, ModelGraph, RelationInfo, ValueType
 
-__all__ = ("Relation", "TableInfo", "Tables", "field_info", "field_name", "value_type")
+__all__ = ("Relation", "TableInfo", "Tables", "field_info", "field_name", "indexed_columns", "value_type")
 
 # Subclasses before their bases: BigInt and SmallInt are Integers, BigSerial is a Serial.
 _INTEGER_BITS: tuple[tuple[type[Column], int], ...] = (
@@ -87,8 +89,12 @@ def field_name(column: Column) -> str:
     return column._meta.db_column_name if isinstance(column, ForeignKey) else column._meta.name
 
 
-def field_info(name: str, column: Column, *, computed: bool = False, reads: tuple[str, ...] = ()) -> FieldInfo:
+def field_info(
+    name: str, column: Column, *, computed: bool = False, indexed: bool = False, reads: tuple[str, ...] = ()
+) -> FieldInfo:
     """Describe a column, or the type of a computed expression (``reads``: the tables a ``Computed`` value reads).
+
+    ``indexed`` is the caller's: see ``indexed_columns``.
 
     Raises:
         TypeError: Its column type has no ``ValueType``.
@@ -104,9 +110,29 @@ def field_info(name: str, column: Column, *, computed: bool = False, reads: tupl
         nullable=bool(column._meta.null),
         private=bool(column._meta.secret),
         computed=computed,
+        indexed=indexed,
         reads=reads,
         **extra,
     )
+
+
+def indexed_columns(table: type[Table]) -> frozenset[str]:
+    """The database names of the columns of ``table`` that lead an index it declares (``FieldInfo.indexed``).
+
+    The primary key, every ``unique=True`` column, every ``index=True`` column of a B-tree index
+    (a hash, GIN or GiST index serves no range nor ordering), and the first column of each
+    ``Unique([...])`` constraint. Indexes the database has but the table does not declare are not seen.
+    """
+    leading: set[str] = set()
+    for column in table._meta.columns:
+        meta = column._meta
+        if meta.primary_key or meta.unique or (meta.index and meta.index_method == IndexMethod.btree):
+            leading.add(meta.db_column_name)
+    for constraint in table._meta.constraints:
+        if isinstance(constraint, Unique):
+            first = constraint.columns[0]
+            leading.add(first._meta.db_column_name if isinstance(first, Column) else first)
+    return frozenset(leading)
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,7 +242,11 @@ class Tables:
         """The engine's view: entities named by class name."""
         entities: dict[str, EntityInfo] = {}
         for table, info in self.info.items():
-            fields = {name: field_info(name, column) for name, column in info.fields.items()}
+            leading = indexed_columns(table)
+            fields = {
+                name: field_info(name, column, indexed=column._meta.db_column_name in leading)
+                for name, column in info.fields.items()
+            }
             relations = {
                 name: RelationInfo(name, relation.target.__name__, to_many=relation.to_many)
                 for name, relation in info.relations.items()

@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
+import re
 from collections import deque
 from typing import Any
 
-from sqlalchemy import inspect
+from sqlalchemy import Column, Index, Table, UniqueConstraint, inspect
 from sqlalchemy import types as sa_types
 from sqlalchemy.orm import ColumnProperty, Mapper
-from sqlalchemy.sql.elements import ColumnElement
+from sqlalchemy.sql import operators
+from sqlalchemy.sql.elements import ColumnElement, TextClause, UnaryExpression
 
 from litestar_listing.core.schema import EntityInfo, FieldInfo, ModelGraph, RelationInfo, ValueType
 
 __all__ = (
     "attribute_key",
     "field_info",
+    "indexed_columns",
     "is_private",
     "model_graph",
     "primary_key_names",
@@ -54,9 +57,17 @@ def value_type(column_type: sa_types.TypeEngine[Any]) -> tuple[ValueType, dict[s
 
 
 def field_info(
-    name: str, column: ColumnElement[Any], *, private: bool = False, computed: bool = False, reads: tuple[str, ...] = ()
+    name: str,
+    column: ColumnElement[Any],
+    *,
+    private: bool = False,
+    computed: bool = False,
+    indexed: bool = False,
+    reads: tuple[str, ...] = (),
 ) -> FieldInfo:
     """Describe a column or a computed expression (``reads``: the models a ``Computed`` value reads).
+
+    ``indexed`` is the caller's: see ``indexed_columns``.
 
     Raises:
         TypeError: Its SQL type has no ``ValueType``.
@@ -67,7 +78,62 @@ def field_info(
         raise TypeError(msg)
     kind, extra = mapped
     nullable = bool(getattr(column, "nullable", True))
-    return FieldInfo(name, kind, nullable=nullable, private=private, computed=computed, reads=reads, **extra)
+    return FieldInfo(
+        name, kind, nullable=nullable, private=private, computed=computed, indexed=indexed, reads=reads, **extra
+    )
+
+
+_ORDERING = frozenset({operators.asc_op, operators.desc_op, operators.nulls_first_op, operators.nulls_last_op})
+# ``Index("ix", text("time_hour DESC"))``: a column name with an optional direction, nothing else.
+_NAMED_COLUMN = re.compile(
+    r'\s*(?:"(?P<quoted>[^"]+)"|(?P<name>\w+))(?:\s+(?:ASC|DESC))?(?:\s+NULLS\s+(?:FIRST|LAST))?\s*', re.IGNORECASE
+)
+
+
+def _leading_column(table: Table, expression: Any) -> Column[Any] | None:
+    """The column an index expression is, ordering aside; None for any other expression."""
+    while isinstance(expression, UnaryExpression) and expression.modifier in _ORDERING:
+        expression = expression.element
+    if isinstance(expression, TextClause):
+        match = _NAMED_COLUMN.fullmatch(expression.text)
+        name = match and (match["quoted"] or match["name"])
+        return table.c.get(name) if name else None
+    return expression if isinstance(expression, Column) and expression.table is table else None
+
+
+def _ordered_and_total(index: Index) -> bool:
+    """Whether ``index`` is a B-tree over every row: no ``<dialect>_where`` and no other ``<dialect>_using``."""
+    for option, value in index.dialect_kwargs.items():
+        if value is None:
+            continue
+        if option.endswith("_where") or (option.endswith("_using") and str(value).lower() != "btree"):
+            return False
+    return True
+
+
+def indexed_columns(table: Table) -> frozenset[Column[Any]]:
+    """The columns of ``table`` that lead an index it declares (``FieldInfo.indexed``).
+
+    The primary key's first column, the first column of each unique constraint (``unique=True``
+    included), and the first expression of each index (``index=True`` included) when it is a column,
+    possibly ordered, and the index is a total B-tree. Indexes the database has but the table does
+    not declare are not seen.
+    """
+    leading: set[Column[Any]] = set()
+    key = table.primary_key
+    if key.columns:
+        # The DDL of an implicit key puts its autoincrement column first (SQLAlchemy's compiler does).
+        ordered = key.columns_autoinc_first if key._implicit_generated else list(key.columns)  # noqa: SLF001
+        leading.add(ordered[0])
+    for constraint in table.constraints:
+        if isinstance(constraint, UniqueConstraint) and constraint.columns:
+            leading.add(next(iter(constraint.columns)))
+    for index in table.indexes:
+        if index.expressions and _ordered_and_total(index):
+            column = _leading_column(table, index.expressions[0])
+            if column is not None:
+                leading.add(column)
+    return frozenset(leading)
 
 
 def is_private(prop: ColumnProperty[Any]) -> bool:
@@ -98,11 +164,19 @@ def primary_key_names(mapper: Mapper[Any]) -> tuple[str, ...]:
 
 def _entity(mapper: Mapper[Any]) -> EntityInfo:
     fields: dict[str, FieldInfo] = {}
+    leading: dict[Table, frozenset[Column[Any]]] = {}
     for prop in mapper.column_attrs:
         if not isinstance(prop, ColumnProperty) or len(prop.columns) != 1:
             continue
+        column = prop.columns[0]
+        table = getattr(column, "table", None)
+        indexed = False
+        if isinstance(table, Table):
+            if table not in leading:
+                leading[table] = indexed_columns(table)
+            indexed = column in leading[table]
         try:
-            fields[prop.key] = field_info(prop.key, prop.columns[0], private=is_private(prop))
+            fields[prop.key] = field_info(prop.key, column, private=is_private(prop), indexed=indexed)
         except TypeError:
             continue
     relations = {
