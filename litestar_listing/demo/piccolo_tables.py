@@ -3,7 +3,9 @@
 The loader creates and fills the tables through SQLAlchemy; these classes only read them. Each
 foreign key names its column as the SQLAlchemy model does (``airline`` stores ``carrier``), so both
 backends expose the same fields and relations. ``dest_airport`` and ``plane`` have no database
-constraint (see ``models.Flight``): their LEFT JOIN finds no row for some flights.
+constraint (see ``models.Flight``): their LEFT JOIN finds no row for some flights. ``index=True``
+repeats the single-column indexes ``models.py`` declares, so that the backend knows them
+(``FieldInfo.indexed``); the two-column ones, led by ``time_hour`` and ``origin``, Piccolo cannot declare.
 """
 
 from __future__ import annotations
@@ -61,11 +63,11 @@ class Flight(Table, tablename="flights"):
     arr_time = Integer(null=True)
     sched_arr_time = Integer()
     arr_delay = Integer(null=True)
-    airline = ForeignKey(Airline, null=False, db_column_name="carrier")
+    airline = ForeignKey(Airline, null=False, db_column_name="carrier", index=True)
     flight = Integer()
-    plane = ForeignKey(Plane, null=True, db_column_name="tailnum")
+    plane = ForeignKey(Plane, null=True, db_column_name="tailnum", index=True)
     origin_airport = ForeignKey(Airport, null=False, db_column_name="origin")
-    dest_airport = ForeignKey(Airport, null=False, db_column_name="dest")
+    dest_airport = ForeignKey(Airport, null=False, db_column_name="dest", index=True)
     air_time = Integer(null=True)
     distance = Integer()
     hour = Integer()
@@ -108,7 +110,7 @@ class WatchedFlight(Table, tablename="watched_flights"):
     """A watched flight (``models.WatchedFlight``)."""
 
     id = Integer(primary_key=True)
-    user = ForeignKey(DemoUser, null=False, db_column_name="user_id")
+    user = ForeignKey(DemoUser, null=False, db_column_name="user_id", index=True)
     flight = ForeignKey(Flight, null=False, db_column_name="flight_id")
     note = Varchar(null=True)
     created_at = Timestamptz()
