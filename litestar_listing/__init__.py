@@ -14,11 +14,13 @@ import typing
 if typing.TYPE_CHECKING:
     from litestar_listing.backends.base import Capabilities, Computed, ListContext, ListingBackend, Page, TotalMode
     from litestar_listing.backends.memory import MemoryBackend
+    from litestar_listing.core.cost import Cost, CostModel
     from litestar_listing.core.errors import (
         ConfigurationError,
         InvalidQueryError,
         ListingError,
         ParameterError,
+        RateLimitedError,
         UnavailableError,
         UnsupportedQueryError,
     )
@@ -38,6 +40,7 @@ if typing.TYPE_CHECKING:
     )
     from litestar_listing.core.schema import ALL_FIELDS, FieldMap, ValueType
     from litestar_listing.plugin import (
+        CostBudget,
         EnrichContext,
         ListingPlugin,
         ListResult,
@@ -47,6 +50,7 @@ if typing.TYPE_CHECKING:
         RowPolicy,
         ScopeRule,
         UserSource,
+        client_of,
         list_resource,
         listing_operation,
         listing_route,
@@ -65,6 +69,9 @@ __all__ = (
     "Combine",
     "Computed",
     "ConfigurationError",
+    "Cost",
+    "CostBudget",
+    "CostModel",
     "EnrichContext",
     "FieldMap",
     "FieldPath",
@@ -86,6 +93,7 @@ __all__ = (
     "ParameterError",
     "Policy",
     "QueryParser",
+    "RateLimitedError",
     "RawFilter",
     "Resource",
     "RouteOptions",
@@ -98,6 +106,7 @@ __all__ = (
     "UserSource",
     "ValueType",
     "Window",
+    "client_of",
     "list_resource",
     "listing_operation",
     "listing_route",

@@ -6,6 +6,7 @@ The plugin maps them to HTTP at the edge, in ``plugin/exceptions.py``; nothing h
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 __all__ = (
@@ -13,6 +14,7 @@ __all__ = (
     "InvalidQueryError",
     "ListingError",
     "ParameterError",
+    "RateLimitedError",
     "UnavailableError",
     "UnsupportedQueryError",
 )
@@ -90,4 +92,21 @@ class UnavailableError(ListingError):
 
     def __init__(self, message: str, *, reason: str = "connection") -> None:
         self.reason = reason
+        super().__init__(message)
+
+
+class RateLimitedError(ListingError):
+    """A client has spent its share: of the expensive lists' places, or of its cost budget.
+
+    The plugin answers 429 with ``Retry-After`` and, for a budget, the ``RateLimit-*`` headers Litestar's
+    own rate limiting writes (docs: admission, "Fair shares").
+
+    Attributes:
+        retry_after: Seconds after which the client's list would be admitted again.
+        headers: The headers of the answer, ``Retry-After`` included.
+    """
+
+    def __init__(self, message: str, *, retry_after: int, headers: Mapping[str, str] | None = None) -> None:
+        self.retry_after = retry_after
+        self.headers = {**(headers or {}), "Retry-After": str(retry_after)}
         super().__init__(message)

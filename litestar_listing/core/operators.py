@@ -131,6 +131,9 @@ class Operator:
         repeated_as: The operator a repetition of the parameter turns into (``f=a&f=b`` is
             ``f__in``), or None when repeating it is an error (docs: design, "Repeated parameters").
         matches_null: True when a NULL value satisfies the operator (``ne``, ``nin``; docs: design, "NULL").
+        indexed: True when an ordinary (B-tree) index on the field serves it: a lookup or a range of
+            the index, not a test of every row; the cost model prices the others as scans (docs:
+            admission, "The cost of a list").
     """
 
     name: str
@@ -139,6 +142,7 @@ class Operator:
     types: frozenset[ValueType]
     repeated_as: str | None = None
     matches_null: bool = False
+    indexed: bool = False
 
     def applies_to(self, value_type: ValueType) -> bool:
         """Whether the operator is defined for a field of ``value_type``."""
@@ -153,13 +157,13 @@ def _registry(*operators: Operator) -> Mapping[str, Operator]:
 
 
 OPERATORS: Mapping[str, Operator] = _registry(
-    Operator("eq", "equal to", ValueKind.FIELD, _ANY, repeated_as="in"),
+    Operator("eq", "equal to", ValueKind.FIELD, _ANY, repeated_as="in", indexed=True),
     Operator("ne", "not equal to; NULL counts", ValueKind.FIELD, _ANY, "nin", matches_null=True),
-    Operator("gt", "greater than", ValueKind.FIELD, _ORDERED),
-    Operator("gte", "greater than or equal to", ValueKind.FIELD, _ORDERED),
-    Operator("lt", "less than", ValueKind.FIELD, _ORDERED),
-    Operator("lte", "less than or equal to", ValueKind.FIELD, _ORDERED),
-    Operator("in", "one of the values", ValueKind.LIST, _ANY, repeated_as="in"),
+    Operator("gt", "greater than", ValueKind.FIELD, _ORDERED, indexed=True),
+    Operator("gte", "greater than or equal to", ValueKind.FIELD, _ORDERED, indexed=True),
+    Operator("lt", "less than", ValueKind.FIELD, _ORDERED, indexed=True),
+    Operator("lte", "less than or equal to", ValueKind.FIELD, _ORDERED, indexed=True),
+    Operator("in", "one of the values", ValueKind.LIST, _ANY, repeated_as="in", indexed=True),
     Operator(
         "nin",
         "none of the values; NULL counts",
@@ -168,8 +172,14 @@ OPERATORS: Mapping[str, Operator] = _registry(
         "nin",
         matches_null=True,
     ),
-    Operator("between", "between the two comma-separated bounds low,high, both included", ValueKind.RANGE, _RANGED),
-    Operator("isnull", "is NULL (true) or not (false)", ValueKind.FLAG, _ANY),
+    Operator(
+        "between",
+        "between the two comma-separated bounds low,high, both included",
+        ValueKind.RANGE,
+        _RANGED,
+        indexed=True,
+    ),
+    Operator("isnull", "is NULL (true) or not (false)", ValueKind.FLAG, _ANY, indexed=True),
     Operator("like", "matches the case-sensitive LIKE pattern", ValueKind.PATTERN, _TEXT),
     Operator("ilike", "contains the text, ignoring case", ValueKind.TEXT, _TEXT),
     Operator("startswith", "starts with the text", ValueKind.TEXT, _TEXT),

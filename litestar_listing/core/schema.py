@@ -165,7 +165,9 @@ def closest(name: str, candidates: Iterable[str], limit: int = 3) -> list[str]:
     return NameIndex(candidates).closest(name, limit)
 
 
-def _resolve(graph: ModelGraph, path: FieldPath, computed: Mapping[str, FieldInfo]) -> ExposedField:
+def _resolve(
+    graph: ModelGraph, path: FieldPath, computed: Mapping[str, FieldInfo], *, private: bool = False
+) -> ExposedField:
     if len(path.segments) == 1 and path.field in computed:
         return ExposedField(path, computed[path.field], to_many=False)
     entity = graph.root_entity
@@ -183,7 +185,7 @@ def _resolve(graph: ModelGraph, path: FieldPath, computed: Mapping[str, FieldInf
         hint = closest(path.field, entity.fields)
         msg = f"{path.name!r}: {entity.name} has no field {path.field!r}" + (f" (did you mean {hint})" if hint else "")
         raise ConfigurationError(msg)
-    if info.private:
+    if info.private and not private:
         msg = f"{path.name!r}: {entity.name}.{path.field} is private and cannot be exposed"
         raise ConfigurationError(msg)
     return ExposedField(path, info, to_many=any(hop.to_many for hop in hops), hops=tuple(hops))
@@ -317,6 +319,17 @@ class FieldMap:
             ConfigurationError: The path does not exist or ends in a private field.
         """
         return _resolve(self.graph, path, self.computed)
+
+    def reached(self, path: FieldPath) -> ExposedField:
+        """Resolve a path a parsed query holds: exposed, or the resource's own (a private primary key).
+
+        The primary key ends every ordering (``with_pk``) even when it is private, and the default
+        order may name fields no client may: the cost of a list (``core.cost``) prices them all.
+
+        Raises:
+            ConfigurationError: The path does not exist.
+        """
+        return _resolve(self.graph, path, self.computed, private=True)
 
     @cached_property
     def _visible_to_many(self) -> frozenset[tuple[str, ...]]:

@@ -1,6 +1,7 @@
 """The Litestar glue: resources, the plugin, the list action, scope rules, row policies and the response envelope."""
 
 from litestar_listing.plugin.action import list_resource, parse_query
+from litestar_listing.plugin.budget import CostBudget, client_of
 from litestar_listing.plugin.enrichment import request_policies
 from litestar_listing.plugin.envelope import ListResult, Pagination
 from litestar_listing.plugin.plugin import ListingPlugin
@@ -18,6 +19,7 @@ from litestar_listing.plugin.routes import (
 from litestar_listing.plugin.scoping import ScopeRule, UserSource, owner_scope, tenant_scope
 
 __all__ = (
+    "CostBudget",
     "EnrichContext",
     "ListResult",
     "ListingPlugin",
@@ -29,6 +31,7 @@ __all__ = (
     "RowPolicy",
     "ScopeRule",
     "UserSource",
+    "client_of",
     "list_resource",
     "listing_operation",
     "listing_route",

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
@@ -22,6 +23,7 @@ from litestar_listing.backends.base import ListContext, Page
 from litestar_listing.core.errors import ConfigurationError, ListingError, UnavailableError, UnsupportedQueryError
 from litestar_listing.core.parsing import QueryString
 from litestar_listing.core.query import ListQuery
+from litestar_listing.plugin.admission import Admitted, lane_of
 from litestar_listing.plugin.binding import binding_of
 from litestar_listing.plugin.enrichment import enrich_page
 from litestar_listing.plugin.envelope import ListResult, pagination
@@ -35,6 +37,7 @@ if TYPE_CHECKING:
     from litestar import Litestar
     from litestar.connection import ASGIConnection
 
+    from litestar_listing.core.cost import Cost
     from litestar_listing.plugin.binding import Binding
     from litestar_listing.plugin.resource import Resource
 
@@ -166,10 +169,10 @@ async def _list(
     resource = binding.resource
     if params is None:
         read = QueryString.read(raw_query(connection), resource.limits)
-        query = binding.parse(read, connection)
+        query, cost = binding.parse_priced(read, connection)
         params = read.pairs
     else:
-        query = binding.parse(params, connection)
+        query, cost = binding.parse_priced(params, connection)
     if load is not None:
         try:
             check_load_relations(prepare(resource).field_map.graph, load)
@@ -178,11 +181,25 @@ async def _list(
             raise ConfigurationError(msg) from error
         check_load_row_policies(resource, binding.policies, load)  # the start-up check, per call
     primary = resource.primary if primary is None else primary
-    admission = binding.admission
+    what = f"listing {resource.name}"
+    budget, admission = binding.budget, binding.admission
+    client = "" if connection is None else binding.client(connection)
+    headers: dict[str, str] = {}
+    if budget is not None and connection is not None:
+        spending = await budget.charge(connection.app, client, cost.total, what)
+        headers.update(spending.headers)
     if admission is None:
-        return await _list_admitted(binding, connection, query, params, load, session, primary=primary)
-    async with admission.admitted(f"listing {resource.name}"):
-        return await _list_admitted(binding, connection, query, params, load, session, primary=primary)
+        admitted = Admitted(lane_of(cost.total, binding.expensive_cost), 0.0)
+        result = await _list_admitted(binding, connection, query, params, load, session, primary=primary)
+    else:
+        async with admission.admitted(what, cost=cost.total, client=client) as admitted:
+            result = await _list_admitted(binding, connection, query, params, load, session, primary=primary)
+    observed(resource, client, cost, admitted)
+    if resource.cost_headers:
+        headers.update(cost_headers(cost, admitted))
+    if headers:
+        result = replace(result, headers={**result.headers, **headers})
+    return result
 
 
 async def _list_admitted(
@@ -225,6 +242,56 @@ async def _list_admitted(
     paging = pagination(window.page, window.count, page.total)
     envelope = prepared.envelope(data=page.items, pagination=paging, message=prepared.message, status="success")
     return ListResult(envelope=envelope, items=page.items, pagination=paging, headers=headers)
+
+
+ADMISSION_LOGGER = logging.getLogger("litestar_listing.admission")
+"""Where each list's cost, lane and wait are logged (``observed``): expensive lists at INFO, the others at DEBUG."""
+
+
+def observed(resource: Resource, client: str, cost: Cost, admitted: Admitted) -> None:
+    """Log one list's cost, lane and wait on ``ADMISSION_LOGGER`` (docs: admission, "Observing costs").
+
+    Lists of the expensive lane are logged at INFO, the others at DEBUG (Litestar's default logging
+    shows INFO). The message names the resource, the client, the cost with its costliest
+    parameters, the lane and the wait; the same values are the record's attributes
+    ``listing_resource``, ``listing_client``, ``listing_cost``, ``listing_parts`` (``{parameter:
+    units}``), ``listing_lane`` and ``listing_wait`` (seconds), for a structured handler.
+    """
+    level = logging.INFO if admitted.lane == "expensive" else logging.DEBUG
+    if not ADMISSION_LOGGER.isEnabledFor(level):
+        return
+    costliest = ", ".join(f"{name} {units:.1f}" for name, units in cost.costliest())
+    ADMISSION_LOGGER.log(
+        level,
+        "listed %s for %s: cost %.1f (%s), %s lane, waited %.3f s",
+        resource.name,
+        client or "no request",
+        cost.total,
+        costliest or "no parameter",
+        admitted.lane,
+        admitted.waited,
+        extra={
+            "listing_resource": resource.name,
+            "listing_client": client,
+            "listing_cost": cost.total,
+            "listing_parts": dict(cost.parts),
+            "listing_lane": admitted.lane,
+            "listing_wait": admitted.waited,
+        },
+    )
+
+
+def cost_headers(cost: Cost, admitted: Admitted) -> dict[str, str]:
+    """``X-Listing-Cost`` (units), ``X-Listing-Lane`` and ``X-Listing-Wait`` (seconds), for ``Resource.cost_headers``.
+
+    None of them depends on a row: the cost is the query's and the models', the lane the cost's, the
+    wait the other lists' (docs: admission, "Observing costs").
+    """
+    return {
+        "X-Listing-Cost": f"{cost.total:.1f}",
+        "X-Listing-Lane": admitted.lane,
+        "X-Listing-Wait": f"{admitted.waited:.3f}",
+    }
 
 
 def may_estimate(resource: Resource, query: ListQuery) -> bool:

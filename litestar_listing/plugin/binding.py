@@ -10,13 +10,14 @@ keeps its engine there. A list finds them through its request's application (doc
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from litestar.openapi.spec import Operation
 
 from litestar_listing.core.errors import ConfigurationError
 from litestar_listing.core.parsing import QueryString, forced_filter
+from litestar_listing.plugin.budget import client_of
 from litestar_listing.plugin.exceptions import logged
 from litestar_listing.plugin.openapi import SharedSchemas, list_operation_class
 from litestar_listing.plugin.prepared import prepare
@@ -26,8 +27,10 @@ if TYPE_CHECKING:
     from litestar.connection import ASGIConnection
     from litestar.datastructures import State
 
+    from litestar_listing.core.cost import Cost
     from litestar_listing.core.query import Filter, ListQuery
     from litestar_listing.plugin.admission import Admission
+    from litestar_listing.plugin.budget import CostBudget
     from litestar_listing.plugin.policies import RowPolicies
     from litestar_listing.plugin.problems import ErrorShapes
     from litestar_listing.plugin.resource import Resource
@@ -46,23 +49,37 @@ class Binding:
         policies: The application's row policies (those of the ``ListingPlugin`` given the resource).
         admission: Where its lists wait for their turn (the plugin's ``max_concurrent_lists``), or None.
         state: The application's ``ListingState``, for the OpenAPI operation's shared schemas.
+        budget: The cost each client may spend per window (the plugin's ``budget``), or None.
+        client: Who a request's client is, for admission's shares and the budget (the plugin's ``client``).
+        expensive_cost: The cost from which a list is expensive (the plugin's ``expensive_cost``), its
+            lane when there is no ``admission`` to place it.
     """
 
-    __slots__ = ("_operation", "admission", "policies", "resource", "state")
+    __slots__ = ("_operation", "admission", "budget", "client", "expensive_cost", "policies", "resource", "state")
 
     def __init__(
-        self, resource: Resource, policies: RowPolicies, admission: Admission | None, state: ListingState
+        self,
+        resource: Resource,
+        policies: RowPolicies,
+        admission: Admission | None,
+        state: ListingState,
+        budget: CostBudget | None = None,
+        client: Callable[[ASGIConnection[Any, Any, Any, Any]], str] = client_of,
+        expensive_cost: float = 15.0,
     ) -> None:
         self.resource = resource
         self.policies = policies
         self.admission = admission
         self.state = state
+        self.budget = budget
+        self.client = client
+        self.expensive_cost = expensive_cost
         self._operation: type[Operation] | None = None
 
     @property
     def restricted(self) -> bool:
-        """Whether the application gives its lists row policies or admission: the binding is not one of many alike."""
-        return bool(self.policies) or self.admission is not None
+        """Whether the application gives its lists row policies, admission or a budget: it is not one of many alike."""
+        return bool(self.policies) or self.admission is not None or self.budget is not None
 
     def parse(
         self, params: Sequence[tuple[str, str]] | QueryString, connection: ASGIConnection[Any, Any, Any, Any] | None
@@ -72,18 +89,29 @@ class Binding:
         ``params`` are pairs, or the ``QueryString`` read from a request within the resource's ``limits``.
 
         Raises:
-            InvalidQueryError: Every bad parameter at once (the plugin answers 400).
+            InvalidQueryError: Every bad parameter at once, or a list over the resource's ``max_cost``
+                (the plugin answers 400).
             ConfigurationError: The resource has forced filters, or a model it reaches a row policy,
                 and ``connection`` is None: the list would not be restricted.
             NotAuthorizedException, PermissionDeniedException: A scope or the listed model's policy
                 refuses the request (401, 403).
         """
+        return self.parse_priced(params, connection)[0]
+
+    def parse_priced(
+        self, params: Sequence[tuple[str, str]] | QueryString, connection: ASGIConnection[Any, Any, Any, Any] | None
+    ) -> tuple[ListQuery, Cost]:
+        """``parse``, and the list's cost (``Prepared.price``).
+
+        Raises:
+            As ``parse``.
+        """
         resource = self.resource
         prepared = prepare(resource)
-        query = prepared.parser.parse(params, forced_filters(resource, connection))
+        query, cost = prepared.parse_priced(params, forced_filters(resource, connection))
         if self.policies:
             query = self.policies.apply(query, prepared.field_map.graph, connection)
-        return query
+        return query, cost
 
     def operation_class(self) -> type[Operation]:
         """The ``Operation`` class documenting the list action in this application, built on first use.
@@ -93,7 +121,11 @@ class Binding:
         """
         if self._operation is None:
             self._operation = list_operation_class(
-                self.resource, self.state.shared_schemas, self.policies, errors=self.state.errors
+                self.resource,
+                self.state.shared_schemas,
+                self.policies,
+                errors=self.state.errors,
+                budget=self.budget is not None,
             )
         return self._operation
 
@@ -131,15 +163,16 @@ class ListingState:
 
         Raises:
             ConfigurationError: The resource is already served by another plugin of the application, and
-                either plugin has row policies or ``max_concurrent_lists``: its lists could not tell which apply.
+                either plugin has row policies, ``max_concurrent_lists`` or a ``budget``: its lists could not
+                tell which apply.
         """
         resource = binding.resource
         kept = self.bindings.setdefault(resource, binding)
         if kept is not binding and (kept.restricted or binding.restricted):
             msg = (
                 f"resource {resource.name!r} is served by two ListingPlugins of one application, one with row "
-                "policies or max_concurrent_lists, which apply to the resource's lists: give each plugin its own "
-                "Resource (dataclasses.replace(resource) copies one)"
+                "policies, max_concurrent_lists or a budget, which apply to the resource's lists: give each plugin "
+                "its own Resource (dataclasses.replace(resource) copies one)"
             )
             raise ConfigurationError(msg)
         return kept

@@ -110,7 +110,8 @@ class ListResult:
         pagination: ``page``, ``count``, ``total``, ``total_pages`` (``envelope.pagination``).
         headers: The response headers of the extensions the resource opts into (``X-Next-Cursor``
             and ``Link`` with ``keyset``, when a next page exists; ``X-Total-Mode`` with
-            ``total_mode="estimated"``; docs: extensions); empty otherwise.
+            ``total_mode="estimated"``; docs: extensions), the ``RateLimit-*`` headers of the plugin's
+            ``budget`` and the ``X-Listing-*`` headers of ``cost_headers`` (docs: admission); empty otherwise.
     """
 
     envelope: msgspec.Struct

@@ -4,7 +4,8 @@ The list action (``plugin.action``) raises the library's own errors (and lets th
 scope rule, Litestar's exceptions already, through); here the library's become Litestar's:
 ``InvalidQueryError`` a 400 ``ValidationException`` with one ``extra`` entry ``{key, message,
 source}`` per bad parameter, ``UnavailableError`` a 503 ``ServiceUnavailableException`` with
-``Retry-After: 1``. The Litestar exception is then answered by the handler the route would use for
+``Retry-After: 1``, ``RateLimitedError`` a 429 ``TooManyRequestsException`` with its
+``Retry-After``. The Litestar exception is then answered by the handler the route would use for
 it (the application's, a router's, ``ProblemDetailsPlugin``'s), or by Litestar's default response,
 so an application shapes these errors as it shapes its own.
 """
@@ -17,7 +18,12 @@ from inspect import getmro
 from typing import Any
 
 from litestar import Request, Response
-from litestar.exceptions import HTTPException, ServiceUnavailableException, ValidationException
+from litestar.exceptions import (
+    HTTPException,
+    ServiceUnavailableException,
+    TooManyRequestsException,
+    ValidationException,
+)
 from litestar.exceptions.responses import create_exception_response
 from litestar.types import ExceptionHandlersMap
 
@@ -26,6 +32,7 @@ from litestar_listing.core.errors import (
     InvalidQueryError,
     ListingError,
     ParameterError,
+    RateLimitedError,
     UnavailableError,
     UnsupportedQueryError,
 )
@@ -57,7 +64,7 @@ def bad_request(error: InvalidQueryError) -> ValidationException:
 
 
 def as_http(error: ListingError) -> HTTPException:
-    """The Litestar exception answering ``error``: 400 for a bad query, 503 for an unavailable store.
+    """The Litestar exception answering ``error``: 400 for a bad query, 429 over a share, 503 for an unavailable store.
 
     (docs: query language, "Errors"; in your app, "Errors")
 
@@ -71,6 +78,8 @@ def as_http(error: ListingError) -> HTTPException:
         return bad_request(unsupported(error))
     if isinstance(error, UnavailableError):
         return ServiceUnavailableException(detail=str(error), headers={"Retry-After": str(RETRY_AFTER_S)})
+    if isinstance(error, RateLimitedError):
+        return TooManyRequestsException(detail=str(error), headers=dict(error.headers))
     msg = f"{type(error).__name__} is not an HTTP answer: {error}"
     raise TypeError(msg)
 
@@ -83,7 +92,12 @@ def unsupported(error: UnsupportedQueryError) -> InvalidQueryError:
 
 def exception_handlers() -> ExceptionHandlersMap:
     """The handlers the ``ListingPlugin`` registers on the application, by library error."""
-    return {InvalidQueryError: _answer, UnsupportedQueryError: _answer, UnavailableError: _answer}
+    return {
+        InvalidQueryError: _answer,
+        UnsupportedQueryError: _answer,
+        UnavailableError: _answer,
+        RateLimitedError: _answer,
+    }
 
 
 def _answer(request: Request[Any, Any, Any], error: Exception) -> Response[Any]:

@@ -55,7 +55,12 @@ def list_handler(binding: Binding, route: ServedRoute) -> HTTPRouteHandler:
         include_in_schema=options.include_in_schema,
         # Out of the schema: no operation, so no component it alone would refer to.
         operation_class=list_operation_class(
-            resource, state.shared_schemas, binding.policies, errors=state.errors, guarded=bool(options.guards)
+            resource,
+            state.shared_schemas,
+            binding.policies,
+            errors=state.errors,
+            guarded=bool(options.guards),
+            budget=binding.budget is not None,
         )
         if options.include_in_schema
         else Operation,

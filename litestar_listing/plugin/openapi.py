@@ -479,7 +479,8 @@ def error_schema(status: int = 400) -> dict[str, Any]:
 
     For 400 (``InvalidQueryError``), ``extra`` lists every bad parameter as ``{key, message,
     source: "query"}``, ``key`` being the parameter's name as sent. Other statuses (401 and 403 from
-    a forced filter or a row policy, 503 from an unavailable store) have no ``extra``.
+    a forced filter or a row policy, 429 from a spent cost budget, 503 from an unavailable store)
+    have no ``extra``.
     """
     properties: dict[str, Any] = {
         "status_code": {"type": "integer", "const": status},
@@ -519,7 +520,13 @@ def problem_schema(status: int = 400, error_format: ErrorFormat = "problem") -> 
     return {"type": "object", "required": list(properties), "properties": properties}
 
 
-_ERROR_NAMES = {400: "InvalidQuery", 401: "AuthenticationRequired", 403: "PermissionDenied", 503: "StoreUnavailable"}
+_ERROR_NAMES = {
+    400: "InvalidQuery",
+    401: "AuthenticationRequired",
+    403: "PermissionDenied",
+    429: "OverBudget",
+    503: "StoreUnavailable",
+}
 """Component names of the error bodies: ``components/schemas/Listing<name>``, ``Listing<name>Problem``."""
 
 
@@ -561,8 +568,33 @@ def refusals(resource: Resource, policies: RowPolicies | None = None) -> frozens
     return frozenset(statuses)
 
 
-def _extension_headers(resource: Resource) -> dict[str, OpenAPIHeader | Reference]:
-    headers: dict[str, OpenAPIHeader | Reference] = {}
+def _budget_headers() -> dict[str, OpenAPIHeader | Reference]:
+    """The ``RateLimit-*`` headers of a list under a cost budget, as Litestar's rate limiting writes them."""
+    number = Schema(type=OpenAPIType.INTEGER, minimum=0)
+    return {
+        "RateLimit-Policy": OpenAPIHeader(
+            description="The client's cost budget: '<units>; w=<window seconds>'.",
+            schema=Schema(type=OpenAPIType.STRING),
+        ),
+        "RateLimit-Limit": OpenAPIHeader(description="Cost units per window.", schema=number),
+        "RateLimit-Remaining": OpenAPIHeader(description="Cost units left in the window.", schema=number),
+        "RateLimit-Reset": OpenAPIHeader(description="Seconds until the window ends.", schema=number),
+    }
+
+
+def _extension_headers(resource: Resource, *, budget: bool) -> dict[str, OpenAPIHeader | Reference]:
+    headers: dict[str, OpenAPIHeader | Reference] = _budget_headers() if budget else {}
+    if resource.cost_headers:
+        headers["X-Listing-Cost"] = OpenAPIHeader(
+            description="The list's cost, in cost units.", schema=Schema(type=OpenAPIType.NUMBER, minimum=0)
+        )
+        headers["X-Listing-Lane"] = OpenAPIHeader(
+            description="The admission lane the list ran in.",
+            schema=Schema(type=OpenAPIType.STRING, enum=["cheap", "expensive"]),
+        )
+        headers["X-Listing-Wait"] = OpenAPIHeader(
+            description="Seconds the list waited to be admitted.", schema=Schema(type=OpenAPIType.NUMBER, minimum=0)
+        )
     if resource.keyset:
         headers["X-Next-Cursor"] = OpenAPIHeader(
             description="The 'cursor' of the next page; absent on the last page.",
@@ -600,12 +632,15 @@ def list_operation_class(
     *,
     errors: ErrorShapes | None = None,
     guarded: bool = False,
+    budget: bool = False,
 ) -> type[Operation]:
     """An ``Operation`` subclass that adds ``resource``'s query parameters and its error responses.
 
-    400 always; 401 and 403 when the resource's scopes or row policies may refuse a request
-    (``refusals``), 403 also when the route has guards; 503 always (the store may be unreachable,
-    out of connections, or past the resource's ``timeout``), with its ``Retry-After`` header. Error
+    400 always (naming ``max_cost`` when the resource has a ceiling); 401 and 403 when the
+    resource's scopes or row policies may refuse a request (``refusals``), 403 also when the route
+    has guards; 429 under a cost budget, with ``Retry-After`` and the ``RateLimit-*`` headers; 503
+    always (the store may be unreachable, out of connections, or past the resource's ``timeout``),
+    with its ``Retry-After`` header. Error
     bodies and value schemas are ``$ref``s to ``shared``, filled here, when the application is built.
     The description gains the bounds no parameter schema can state.
 
@@ -616,6 +651,7 @@ def list_operation_class(
         errors: The application's error formats (``ErrorShapes.detect``): each error response's
             media type and body, Litestar's or problem details. None: Litestar's.
         guarded: The route has guards (``RouteOptions.guards``), which may answer 403.
+        budget: The application's plugin has a cost budget (``CostBudget``), which may answer 429.
     """
     errors = ErrorShapes() if errors is None else errors
     parameters = list_parameters(resource, shared)
@@ -624,11 +660,14 @@ def list_operation_class(
         f" At most {limits.max_filters} filter parameters per request, repetitions included, and "
         f"{limits.max_in_values} values per 'in' or 'nin' filter."
     )
-    responses: dict[str, OpenAPIResponse] = {
-        "400": _error_response(
-            "A query parameter is invalid; every bad parameter is listed in 'extra'.", 400, shared, errors
+    invalid = "A query parameter is invalid; every bad parameter is listed in 'extra'."
+    if resource.max_cost is not None:
+        invalid = (
+            f"A query parameter is invalid, or the list would cost more than {resource.max_cost:g} units (its "
+            "ceiling; the parameters that made it so are listed); every bad parameter is listed in 'extra'."
         )
-    }
+        bounds += f" A list may cost at most {resource.max_cost:g} units (filters, search, ordering and page depth)."
+    responses: dict[str, OpenAPIResponse] = {"400": _error_response(invalid, 400, shared, errors)}
     refused = refusals(resource, policies)
     if 401 in refused:
         responses["401"] = _error_response(
@@ -642,9 +681,17 @@ def list_operation_class(
     retry_after = OpenAPIHeader(
         description="Seconds to wait before retrying.", schema=Schema(type=OpenAPIType.INTEGER, minimum=0)
     )
+    if budget:
+        responses["429"] = _error_response(
+            "The client has spent its cost budget for the window; retry after the 'Retry-After' seconds.",
+            429,
+            shared,
+            errors,
+            {"Retry-After": retry_after, **_budget_headers()},
+        )
     responses["503"] = _error_response(
-        "The store did not answer in time, is unreachable or has no free connection; retry after "
-        "the 'Retry-After' seconds.",
+        "The store did not answer in time, is unreachable or has no free connection, or the server is "
+        "busy; retry after the 'Retry-After' seconds.",
         503,
         shared,
         errors,
@@ -659,7 +706,7 @@ def list_operation_class(
             merged: dict[str, Any] = {**(self.responses or {}), **responses}
             success = merged.get("200")
             if isinstance(success, OpenAPIResponse):
-                success.headers = {**(success.headers or {}), **_extension_headers(resource)}
+                success.headers = {**(success.headers or {}), **_extension_headers(resource, budget=budget)}
             self.responses = merged
 
     ListOperation.__name__ = ListOperation.__qualname__ = f"{resource.name.title()}ListOperation"

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from litestar import Litestar
 from litestar.openapi.spec import Operation
@@ -13,6 +13,7 @@ from litestar.routes import HTTPRoute
 from litestar_listing.core.errors import ConfigurationError
 from litestar_listing.plugin.admission import Admission
 from litestar_listing.plugin.binding import STATE_KEY, Binding, ListingState, unregistered
+from litestar_listing.plugin.budget import client_of
 from litestar_listing.plugin.exceptions import exception_handlers
 from litestar_listing.plugin.handlers import head_as_get, head_handler, list_handler
 from litestar_listing.plugin.openapi import SharedSchemas, with_shared_schemas
@@ -25,9 +26,11 @@ from litestar_listing.plugin.routes import ListingProvide, ListingRouteHandler, 
 
 if TYPE_CHECKING:
     from litestar.config.app import AppConfig
+    from litestar.connection import ASGIConnection
     from litestar.handlers import HTTPRouteHandler
     from litestar.routes import BaseRoute
 
+    from litestar_listing.plugin.budget import CostBudget
     from litestar_listing.plugin.resource import Resource
 
 __all__ = ("ListingPlugin",)
@@ -54,6 +57,16 @@ class ListingPlugin(InitPlugin, ReceiveRoutePlugin):
             in their stores at once, e.g. the database pool's size; the others wait in order, and a
             resource's ``timeout`` starts when a list is admitted. None (the default): no limit.
         queue_timeout: Seconds a list may wait to be admitted; past it, a 503 with ``Retry-After``.
+        max_expensive_lists: With ``max_concurrent_lists``: how many of its places lists costing
+            ``expensive_cost`` or more may hold; the others are left to cheaper lists, which never
+            wait for expensive ones (docs: admission, "Lanes"). Default: a quarter, at least 1.
+        expensive_cost: The cost (docs: admission, "The cost of a list") from which a list is expensive.
+        client_share: Most expensive lists one client may have admitted or waiting at once; its others
+            wait for them.
+        budget: Cost units each client may spend per window, in a store of the application
+            (``CostBudget``); past them a 429 with ``Retry-After``. None (the default): no budget.
+        client: Who a request's client is, for ``client_share`` and ``budget``: default ``client_of``,
+            the signed-in user or else the client's address (docs: admission, "Who a client is").
         policies: Row policies, at most one per model (``RowPolicy``): they restrict that model's
             rows wherever any resource reaches them (docs: scoping, "Row policies: scoping that
             follows every path").
@@ -63,16 +76,22 @@ class ListingPlugin(InitPlugin, ReceiveRoutePlugin):
             like ``resources``, sharing their admission and row policies, but no route is mounted for them.
 
     Raises:
-        ConfigurationError: ``max_concurrent_lists`` below 1 or ``queue_timeout`` not positive;
+        ConfigurationError: ``max_concurrent_lists`` below 1, ``queue_timeout`` or ``expensive_cost``
+            not positive, ``max_expensive_lists`` not between 1 and ``max_concurrent_lists``;
             ``routes`` naming no resource or two resources at one path; when the application is built,
             a resource whose declaration does not match its models (fail at start-up, not per
             request), two routes declaring one ``operation_id``, one ``Resource`` served by two plugins
-            of one application of which one has row policies or ``max_concurrent_lists``, or a handler
+            of one application of which one has row policies, ``max_concurrent_lists`` or a budget, or a handler
             listing a resource that no ``ListingPlugin`` of its application was given (the message says how).
     """
 
     __slots__ = (
+        "budget",
+        "client",
+        "client_share",
+        "expensive_cost",
         "max_concurrent_lists",
+        "max_expensive_lists",
         "mounted",
         "path_prefix",
         "policies",
@@ -88,6 +107,11 @@ class ListingPlugin(InitPlugin, ReceiveRoutePlugin):
         path_prefix: str = "/api/v1",
         max_concurrent_lists: int | None = None,
         queue_timeout: float = 30.0,
+        max_expensive_lists: int | None = None,
+        expensive_cost: float = 15.0,
+        client_share: int = 1,
+        budget: CostBudget | None = None,
+        client: Callable[[ASGIConnection[Any, Any, Any, Any]], str] = client_of,
         policies: Sequence[RowPolicy] = (),
         routes: Mapping[str, RouteOptions] | None = None,
         unmounted: Sequence[Resource] = (),
@@ -104,10 +128,17 @@ class ListingPlugin(InitPlugin, ReceiveRoutePlugin):
         self.path_prefix = path_prefix
         self.routes: Mapping[str, RouteOptions] = dict(routes or {})
         check_routes(self.mounted, path_prefix, self.routes)
-        if max_concurrent_lists is not None:
-            Admission(max_concurrent_lists, queue_timeout)  # checks both, as each application's will
         self.max_concurrent_lists = max_concurrent_lists
         self.queue_timeout = queue_timeout
+        self.max_expensive_lists = max_expensive_lists
+        self.expensive_cost = expensive_cost
+        self.client_share = client_share
+        self.budget = budget
+        self.client = client
+        if expensive_cost <= 0:
+            msg = f"expensive_cost must be > 0, not {expensive_cost}"
+            raise ConfigurationError(msg)
+        self._admission()  # checks the other options, as each application's will
         self.policies = tuple(policies)
         """The declared row policies; each application gets its own ``RowPolicies`` of them."""
         RowPolicies(self.policies)  # one per model
@@ -150,10 +181,13 @@ class ListingPlugin(InitPlugin, ReceiveRoutePlugin):
                 app_config.type_encoders = {**encoders, **(app_config.type_encoders or {})}
         policies = RowPolicies(self.policies)
         check_paths(self.resources, policies)  # no relation path reaches a scoped model without a policy
-        admission = (
-            None if self.max_concurrent_lists is None else Admission(self.max_concurrent_lists, self.queue_timeout)
-        )
-        bindings = {resource: state.bind(Binding(resource, policies, admission, state)) for resource in self.resources}
+        admission = self._admission()
+        bindings = {
+            resource: state.bind(
+                Binding(resource, policies, admission, state, self.budget, self.client, self.expensive_cost)
+            )
+            for resource in self.resources
+        }
         for resource in self.mounted:
             route = served[resource.name]
             app_config.route_handlers.append(list_handler(bindings[resource], route))
@@ -163,6 +197,22 @@ class ListingPlugin(InitPlugin, ReceiveRoutePlugin):
         if app_config.openapi_config is not None:
             app_config.openapi_config = with_shared_schemas(app_config.openapi_config, state.shared_schemas)
         return app_config
+
+    def _admission(self) -> Admission | None:
+        """A new ``Admission`` of the plugin's options (one per application), None without ``max_concurrent_lists``.
+
+        Raises:
+            ConfigurationError: An option is out of its range (``Admission``).
+        """
+        if self.max_concurrent_lists is None:
+            return None
+        return Admission(
+            self.max_concurrent_lists,
+            self.queue_timeout,
+            expensive_limit=self.max_expensive_lists,
+            expensive_cost=self.expensive_cost,
+            client_share=self.client_share,
+        )
 
     def check_started(self, app: Litestar) -> None:
         """Check, when the application starts, that it gives every resource's backend what its lists need.

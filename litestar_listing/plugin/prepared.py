@@ -8,16 +8,17 @@ once per resource; nothing here reads a request.
 from __future__ import annotations
 
 import weakref
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import msgspec
 
 from litestar_listing.backends.base import TOTAL_MODES, check_contract, offered_operators
-from litestar_listing.core.errors import ConfigurationError
-from litestar_listing.core.parsing import QueryParser, is_raw_key
-from litestar_listing.core.query import LOOKUP_SEP, Combine, FieldPath, FilterSyntax
+from litestar_listing.core.cost import Cost, CostModel, cost_of
+from litestar_listing.core.errors import ConfigurationError, InvalidQueryError, ParameterError
+from litestar_listing.core.parsing import QueryParser, QueryString, is_raw_key
+from litestar_listing.core.query import LOOKUP_SEP, Combine, FieldPath, Filter, FilterSyntax, ListQuery
 from litestar_listing.core.schema import FieldMap, ModelGraph, closest
 from litestar_listing.plugin.envelope import envelope_type, item_type
 
@@ -40,12 +41,49 @@ class Prepared:
         envelope: The response type of the list action, named ``<Name>List`` (docs: query language,
             "The envelope and pagination").
         message: The envelope's ``message``: the declared one, or ``"Listed <name>."``.
+        cost_model: The weights of its lists' cost (``Resource.cost``).
+        max_cost: Its ceiling (``Resource.max_cost``), or None.
     """
 
     field_map: FieldMap
     parser: QueryParser
     envelope: type[msgspec.Struct]
     message: str
+    cost_model: CostModel = field(default_factory=CostModel)
+    max_cost: float | None = None
+
+    def parse_priced(
+        self, params: Iterable[tuple[str, str]] | QueryString, forced_filters: Sequence[Filter] = ()
+    ) -> tuple[ListQuery, Cost]:
+        """Parse ``params`` (``QueryParser.parse``) and price the list (``price``): a bad or too costly list is a 400.
+
+        Raises:
+            InvalidQueryError: Every bad parameter at once, or the parameters that put the list over
+                ``max_cost``.
+        """
+        query = self.parser.parse(params, forced_filters)
+        return query, self.price(query)
+
+    def price(self, query: ListQuery) -> Cost:
+        """The cost of ``query`` (``core.cost.cost_of``), checked against the resource's ceiling.
+
+        Raises:
+            InvalidQueryError: The cost is over ``max_cost``: one entry per parameter that made it so
+                (``Cost.over``), each saying what it adds (docs: admission, "The ceiling").
+        """
+        cost = cost_of(query, self.field_map, self.cost_model)
+        ceiling = self.max_cost
+        if ceiling is None or cost.total <= ceiling:
+            return cost
+        errors = [
+            ParameterError(
+                name,
+                f"makes this list too expensive: it costs {cost.total:.1f} units, over the {ceiling:g} this "
+                f"resource allows, and this parameter adds {units:.1f}; narrow or drop it",
+            )
+            for name, units in cost.over(ceiling)
+        ]
+        raise InvalidQueryError(errors)
 
 
 _PREPARED: weakref.WeakKeyDictionary[Resource, Prepared] = weakref.WeakKeyDictionary()
@@ -133,7 +171,17 @@ def _prepare(resource: Resource) -> Prepared:
         module=f"{ITEM_MODULE}.{resource.name.replace('-', '_')}",
     )
     envelope = envelope_type(f"{_type_name(resource.name)}List", item)
-    return Prepared(field_map, parser, envelope, resource.message or f"Listed {resource.name}.")
+    prepared = Prepared(
+        field_map, parser, envelope, resource.message or f"Listed {resource.name}.", resource.cost, resource.max_cost
+    )
+    own = cost_of(parser.parse(()), field_map, resource.cost).total
+    if resource.max_cost is not None and own > resource.max_cost:
+        msg = (
+            f"resource {resource.name!r}: max_cost={resource.max_cost:g} is below the cost of its own list "
+            f"without parameters ({own:.1f} units): every list would be refused"
+        )
+        raise ConfigurationError(msg)
+    return prepared
 
 
 def check_load_relations(graph: ModelGraph, load: Sequence[str]) -> None:

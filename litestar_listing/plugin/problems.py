@@ -16,6 +16,7 @@ from litestar.exceptions import (
     NotAuthorizedException,
     PermissionDeniedException,
     ServiceUnavailableException,
+    TooManyRequestsException,
     ValidationException,
 )
 from litestar.plugins.problem_details import ProblemDetailsPlugin
@@ -32,10 +33,11 @@ ERROR_EXCEPTIONS: Mapping[int, type[HTTPException]] = {
     400: ValidationException,
     401: NotAuthorizedException,
     403: PermissionDeniedException,
+    429: TooManyRequestsException,
     503: ServiceUnavailableException,
 }
 """The Litestar exception each documented error status is answered with: the scopes raise the 401 and 403
-ones, the plugin's exception handlers make the 400 and 503 ones of the library's errors (``plugin.exceptions``)."""
+ones, the plugin's exception handlers make the 400, 429 and 503 ones of the library's errors (``plugin.exceptions``)."""
 
 PROBLEM_MEDIA_TYPE = "application/problem+json"
 

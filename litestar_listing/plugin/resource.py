@@ -11,6 +11,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from litestar_listing.core.cost import CostModel
 from litestar_listing.core.parsing import Limits
 from litestar_listing.core.query import Combine
 from litestar_listing.core.schema import ALL_FIELDS
@@ -92,6 +93,13 @@ class Resource:
             must be current to the last commit, e.g. an account's own recent orders);
             ``list_resource(..., primary=...)`` decides per call. Without replicas it changes
             nothing (docs: scaling, "Which node answers").
+        cost: The weights that price its lists before they run (docs: admission, "The cost of a
+            list"): the price decides the admission lane, what ``max_cost`` compares and what a
+            ``CostBudget`` charges.
+        max_cost: The ceiling: a list priced above it is a 400 naming the parameters that cost
+            most (docs: admission, "The ceiling"). None: no ceiling.
+        cost_headers: Answer each list with its cost, lane and wait in ``X-Listing-Cost``,
+            ``X-Listing-Lane`` and ``X-Listing-Wait`` (docs: admission, "Observing costs").
         item: The item type shown in OpenAPI; derived from the model when None.
         message: The envelope's ``message`` text (docs: query language, "The envelope and
             pagination"); ``""`` becomes ``"Listed <name>."``.
@@ -119,6 +127,9 @@ class Resource:
     total_mode: TotalMode = "exact"
     exact_total_below: int = 10_000
     primary: bool = False
+    cost: CostModel = field(default_factory=CostModel)
+    max_cost: float | None = None
+    cost_headers: bool = False
     item: Any = None
     message: str = ""
     description: str = ""

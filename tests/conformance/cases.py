@@ -14,6 +14,7 @@ Resources the cases run against (all over the ``Thing`` model of ``models.py``):
   order: ``-created_at`` (then ``id``).
 * ``things_or``: the same with filters combined with OR.
 * ``things_live``: ``things`` without the soft-deleted rows (``deleted_at`` set: ids 29, 30, 31).
+* ``things_capped``: ``things`` with a ceiling, ``max_cost=40`` (docs: admission, "The ceiling").
 """
 
 from __future__ import annotations
@@ -34,7 +35,8 @@ class Case:
         ids: The expected ids of the page, in order (None: not checked).
         total: The expected total (None: not checked).
         errors: The expected 400 keys, compared as a set; non-empty means a 400 case.
-        resource: ``things`` (AND), ``things_or`` (OR) or ``things_live`` (soft-deleted excluded).
+        resource: ``things`` (AND), ``things_or`` (OR), ``things_live`` (soft-deleted excluded) or
+            ``things_capped`` (a ceiling).
         forced: Server-side equality filters, e.g. ``(("company_id", 1),)``.
         policies: Row policies by model name: own-field equalities (``(("company_id", 1),)``), or
             None for a policy that lets no row of the model through (an anonymous request).
@@ -1701,6 +1703,23 @@ _TABLE: tuple[Case, ...] = (
     Case("limit:order-by-8-terms", f"order_by=-id,{_SEVEN_TERMS}&count=3", (31, 30, 29), 31),
     Case("error:order-by-9-terms", f"order_by=-id,{_SEVEN_TERMS},note", errors=("order_by",)),
     Case("error:order-by-9-unknown-terms", "order_by=" + ",".join(["nope"] * 9), errors=("order_by",)),
+    # ---------------------------------------------------------------- 400: the ceiling (docs: admission, "The ceiling")
+    # Priced by hand from CostModel's defaults (base 1, join 3, semi-join 6, scan 1, search field 3, sort 8,
+    # order term 1, 0.02 per 1,000 rows skipped, 0.5 per 100 rows); things_capped allows 40.
+    # The default order (-created_at, then id: a sort of two terms) 10 + base 1; owner__name 4 (its join and
+    # a scan); search 18 (name, note, owner__name, tags__name through a semi-join); ten rows 0.05: 33.05.
+    Case("cost:under-the-ceiling", "search=gizmo&owner__name=Zo%C3%AB", (26,), 1, resource="things_capped",
+         needs=MANY),
+    # A page past the end: 2,000 units for the 100 million rows it asks to skip.
+    Case("cost:deep-page-over-the-ceiling", "page=1000000&count=100", errors=("page",), resource="things_capped"),
+    # 1 + search 21 (the owner join its own) + order_by 18 (two joins 6, a sort 8, four terms 4) + 0.05 = 40.05.
+    # Without search it is within 40: only search is named.
+    Case("cost:search-named-over-the-ceiling", "search=a&order_by=owner__name,reviewer__name,company__name",
+         errors=("search",), resource="things_capped", needs=MANY),
+    # The same and 1.1 million rows skipped (22): 62.05; without page 40.05, still over: search is named too.
+    Case("cost:fewest-named-over-the-ceiling",
+         "search=a&order_by=owner__name,reviewer__name,company__name&page=110001",
+         errors=("page", "search"), resource="things_capped", needs=MANY),
     # ---------------------------------------------------------------- 400: every bad parameter at once
     Case(
         "error:all-at-once",

@@ -62,7 +62,9 @@ THINGS_OPTIONS: Mapping[str, Any] = {
     "search_fields": ("name", "note", "owner__name", "tags__name"),
     "default_order": ("-created_at",),
 }
-RESOURCES = {"things": "and", "things_or": "or", "things_live": "and"}
+RESOURCES = {"things": "and", "things_or": "or", "things_live": "and", "things_capped": "and"}
+CEILINGS = {"things_capped": 40.0}
+"""The ``max_cost`` of the resources that have one (docs: admission, "The ceiling")."""
 PART_COUNT = FieldInfo("part_count", ValueType.INTEGER, nullable=False, computed=True, reads=("Part",))
 """The computed ``part_count``: on every target a ``Computed`` value counting the parts the Part policy lets through."""
 
@@ -140,7 +142,10 @@ class Target:
 
 
 def things_resources(make: Any) -> dict[str, Resource]:
-    return {name: Resource(name, make(name), combine=combine, **THINGS_OPTIONS) for name, combine in RESOURCES.items()}
+    return {
+        name: Resource(name, make(name), combine=combine, max_cost=CEILINGS.get(name), **THINGS_OPTIONS)
+        for name, combine in RESOURCES.items()
+    }
 
 
 def memory_target() -> Target:
@@ -374,7 +379,7 @@ async def beanie_target(database: str, name: str = "litestar_listing_conformance
     async with document_store(database, name, beanie_documents.DOCUMENTS):
         await beanie_documents.write_documents()
         resources = {
-            name: Resource(name, beanie_backend(name), combine=combine, **BEANIE_OPTIONS)
+            name: Resource(name, beanie_backend(name), combine=combine, max_cost=CEILINGS.get(name), **BEANIE_OPTIONS)
             for name, combine in RESOURCES.items()
         }
         yield Target(f"beanie:{database}", resources)

@@ -55,10 +55,11 @@ async def test_case(target: Target, case: Case) -> None:
     forced = [forced_filter(prepare(resource).field_map, name, value) for name, value in case.forced]
     if case.errors:
         with pytest.raises(InvalidQueryError) as raised:
-            prepare(resource).parser.parse(params, forced)
+            prepare(resource).parse_priced(params, forced)
         assert {error.key for error in raised.value.errors} == set(case.errors)
         return
-    query = with_policies(prepare(resource).parser.parse(params, forced), prepare(resource).field_map.graph, case)
+    query, _ = prepare(resource).parse_priced(params, forced)
+    query = with_policies(query, prepare(resource).field_map.graph, case)
     async with target.context() as context:
         page = await resource.backend.fetch(query, dataclasses.replace(context, load=loads(case)))
     if case.ids is not None:

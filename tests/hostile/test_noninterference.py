@@ -6,8 +6,11 @@ conformance data (``tests/conformance/fixture.py``), as a user of company 1, 2, 
 platform administrator; the same request goes, unpoliced, to the same backend on the same kind of
 database holding only the rows that user may see (a *twin*: the fixture written again, then every
 invisible row deleted, foreign keys left dangling as a deleted row leaves them). Compared: the status,
-every header (``X-Next-Cursor``, ``Link``, ``Content-Length``...) and the body, byte for byte; then the
-pages the cursor leads to, followed on both sides. The resource lists things with keyset continuation,
+every header (``X-Next-Cursor``, ``Link``, ``Content-Length``, the ``X-Listing-*`` cost headers and the
+cost budget's ``RateLimit-*``...) and the body, byte for byte, but for the values of the headers that
+depend on the clock or the client's history (``HISTORY_HEADERS``); then the pages the cursor leads to,
+followed on both sides. The resource has a ceiling (``max_cost``) that some generated requests exceed;
+the plugin has admission lanes and a budget. The resource lists things with keyset continuation,
 eager-loads several paths that reach the same model (``owner__manager``, ``reviewer``: users), orders
 through policed multi-hop paths (``owner__manager__name``, ``owner__company__name``) and lists the
 computed ``part_count`` (a ``Computed`` value reading Part under its policy) and, on the SQL backends,
@@ -49,7 +52,16 @@ from piccolo.engine.postgres import PostgresEngine
 from piccolo.engine.sqlite import SQLiteEngine
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from litestar_listing import ListingBackend, ListingPlugin, MemoryBackend, Resource, RowPolicy, ScopeRule, tenant_scope
+from litestar_listing import (
+    CostBudget,
+    ListingBackend,
+    ListingPlugin,
+    MemoryBackend,
+    Resource,
+    RowPolicy,
+    ScopeRule,
+    tenant_scope,
+)
 from litestar_listing.backends.piccolo import PiccoloBackend
 from litestar_listing.backends.piccolo import prepare_engine as prepare_piccolo_engine
 from litestar_listing.backends.sqlalchemy import SQLAlchemyBackend, model_graph, prepare_engine
@@ -153,6 +165,9 @@ def listed(backend: ListingBackend, *, document: bool, **options: Any) -> Resour
         "load": LOAD,
         "keyset": not document,  # Beanie has no keyset continuation
         "default_order": ("-created_at",),
+        # The price of a list: its ceiling's 400 and the X-Listing-* headers (docs: admission).
+        "max_cost": CEILING,
+        "cost_headers": True,
     }
     if document:
         settings.update(filter_fields=("*",), ignore_unknown_filters=False)
@@ -299,8 +314,8 @@ class Scene:
         for _ in range(3):
             got = await client.get(url, headers={"x-user": user})
             headed = await client.head(url, headers={"x-user": user})
-            answers.append((got.status_code, sorted(got.headers.multi_items()), got.content))
-            answers.append((headed.status_code, sorted(headed.headers.multi_items()), headed.content))
+            answers.append((got.status_code, _headers(got), got.content))
+            answers.append((headed.status_code, _headers(headed), headed.content))
             if got.status_code == 200:
                 self.tally.rows_seen += len(got.json()["data"])
             link = got.headers.get("link")
@@ -347,8 +362,25 @@ async def _documents_deleted(hidden: Ids | None) -> AsyncIterator[None]:
             await collection.insert_many(documents)
 
 
+CEILING = 40.0
+"""The things resource's ``max_cost``: some generated requests cost more (a search, relation orders, deep pages)."""
+BUDGET = CostBudget(units=1e9, window="day")
+"""A budget no run spends: every answer carries its ``RateLimit-*`` headers, alike request after request."""
+HISTORY_HEADERS = frozenset({"x-listing-wait", "ratelimit-reset", "ratelimit-remaining"})
+"""Headers whose value depends on the clock or on the client's earlier requests (seconds waited, seconds until
+the window ends, units left), compared for presence only; what each list is charged, ``X-Listing-Cost``, is
+compared."""
+
+
+def _headers(response: httpx.Response) -> list[tuple[str, str]]:
+    """Every header of ``response``, sorted; the value of one of ``HISTORY_HEADERS`` as ``"<history>"``."""
+    return sorted(
+        (name, "<history>" if name in HISTORY_HEADERS else value) for name, value in response.headers.multi_items()
+    )
+
+
 def _app(store: Store, policies: list[RowPolicy] | None = None) -> Litestar:
-    plugin = ListingPlugin(store.resources, policies=policies or [])
+    plugin = ListingPlugin(store.resources, policies=policies or [], max_concurrent_lists=4, budget=BUDGET)
     return Litestar(plugins=[*store.plugins, plugin], middleware=[user_from_header(_user_named)])
 
 
@@ -476,9 +508,9 @@ def test_estimated_totals_never_depend_on_invisible_rows(opened: Opened) -> None
                 assert url is not None
                 await _add_rows_only_others_see(url)
                 after = await answer("1")
-                assert (after.status_code, after.headers, after.content) == (
+                assert (after.status_code, _headers(after), after.content) == (
                     before.status_code,
-                    before.headers,
+                    _headers(before),
                     before.content,
                 )
                 # Where every row is visible, the planner's estimate stands (and sees the new rows).

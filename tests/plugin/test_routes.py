@@ -147,14 +147,14 @@ def _as_problem(error: ValidationException) -> ProblemDetailsException:
         (ProblemDetailsConfig(), {}),  # converts its own exception only
         (
             ProblemDetailsConfig(enable_for_all_http_exceptions=True),
-            dict.fromkeys((400, 401, 403, 503), "problem"),
+            dict.fromkeys((400, 401, 403, 429, 503), "problem"),
         ),
         (ProblemDetailsConfig(exception_to_problem_detail_map={ValidationException: _as_problem}), {400: "mapped"}),
         (
             ProblemDetailsConfig(
                 enable_for_all_http_exceptions=True, exception_to_problem_detail_map={HTTPException: _as_problem}
             ),
-            dict.fromkeys((400, 401, 403, 503), "mapped"),
+            dict.fromkeys((400, 401, 403, 429, 503), "mapped"),
         ),
     ],
     ids=["none", "default", "all", "mapped-400", "mapped-all"],

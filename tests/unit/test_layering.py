@@ -68,7 +68,7 @@ def test_core_modules_import_each_other_without_a_circle() -> None:
 
 
 PLUGIN_LAYERS = (
-    {"envelope", "keyset", "admission", "problems", "exceptions"},
+    {"envelope", "keyset", "admission", "budget", "problems", "exceptions"},
     {"resource", "scoping", "policies", "route_options"},
     {"prepared", "reach", "enrichment", "openapi"},
     {"binding"},

@@ -1,0 +1,195 @@
+"""The price of a list before it runs: what admission, the ceiling and the per-client budgets weigh.
+
+A list's cost is a sum of weighted ingredients read off its parsed ``ListQuery`` and the resource's
+field map (which fields are indexed, which paths cross which relations): no statement runs, so a
+cost takes microseconds. Each ingredient is charged to the query parameter that asked for it, so a
+refusal can name what made a list expensive (docs: admission, "The cost of a list").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from litestar_listing.core.errors import ConfigurationError
+from litestar_listing.core.fields import FieldPath
+from litestar_listing.core.query import Filter, ListQuery, RawFilter
+from litestar_listing.core.schema import ExposedField, FieldMap
+
+__all__ = ("RESOURCE", "Cost", "CostModel", "cost_of")
+
+RESOURCE = ""
+"""The parameter the resource's own part of a cost is charged to: its base, its default order."""
+
+
+@dataclass(frozen=True, slots=True)
+class CostModel:
+    """The weights of a list's ingredients, in cost units (docs: admission, "The cost of a list").
+
+    One unit is about the work of the cheapest list: one page of the listed model in an index's order,
+    filtered by what its indexes serve, about 10 ms on the demo's 336,776 flights on SQLite, whose
+    timings set the defaults (docs: admission, "The cost of a list"). Every weight must be zero or
+    more; a resource tunes them to its store (``Resource(cost=CostModel(search_field=5.0))``).
+
+    Attributes:
+        base: Every list.
+        join: Each to-one relation a list reaches (filtered, searched or ordered through), once
+            however many parameters go through it.
+        semi_join: Each filter or searched path through a to-many relation (an ``EXISTS`` test per row).
+        scan_filter: Each filter no ordinary index serves: on a field without an index, or an operator
+            that tests every row (``ne``, ``nin``, the text operators; ``Operator.indexed``).
+        search_field: Each searched field: a substring test of every row.
+        sort: An ordering no index serves (its first term is not an indexed field of the listed
+            model): every matching row is sorted before the page is cut.
+        order_term: Each term of such a sort, the primary-key tie-breaker included.
+        computed: Each computed value filtered or ordered on: an expression, often a subquery, per row.
+        skipped: Each 1,000 rows skipped before the page (``page`` times ``count``).
+        rows: Each 100 rows of the page.
+    """
+
+    base: float = 1.0
+    join: float = 3.0
+    semi_join: float = 6.0
+    scan_filter: float = 1.0
+    search_field: float = 3.0
+    sort: float = 8.0
+    order_term: float = 1.0
+    computed: float = 4.0
+    skipped: float = 0.02
+    rows: float = 0.5
+
+    def __post_init__(self) -> None:
+        negative = [name for name in self.__slots__ if getattr(self, name) < 0]
+        if negative:
+            msg = f"cost weights must be >= 0; negative: {', '.join(negative)}"
+            raise ConfigurationError(msg)
+
+
+@dataclass(frozen=True, slots=True)
+class Cost:
+    """The price of one list (``cost_of``).
+
+    Attributes:
+        total: Cost units (``CostModel``), at least the model's ``base``.
+        parts: ``(parameter, units)`` per query parameter that added to it (none for one that adds
+            nothing, such as an indexed equality), in the order they were priced: a filter's
+            parameter name (``airline__name__ne``), ``search``, ``order_by``, ``page``, ``count``;
+            ``RESOURCE`` (``""``) for the resource's own part.
+    """
+
+    total: float
+    parts: tuple[tuple[str, float], ...]
+
+    def costliest(self, limit: int = 3) -> tuple[tuple[str, float], ...]:
+        """The client's parameters that cost most, most first (at most ``limit``; the resource's part left out)."""
+        sent = [(name, units) for name, units in self.parts if name != RESOURCE]
+        return tuple(sorted(sent, key=lambda part: -part[1])[:limit])
+
+    def over(self, ceiling: float) -> tuple[tuple[str, float], ...]:
+        """The fewest of the client's costliest parameters without which the cost is at most ``ceiling``, most first.
+
+        Empty when the cost is within ``ceiling``; every client parameter when even all of them
+        together do not account for the excess.
+        """
+        excess = self.total - ceiling
+        named: list[tuple[str, float]] = []
+        for part in self.costliest(limit=len(self.parts)):
+            if excess <= 0:
+                break
+            named.append(part)
+            excess -= part[1]
+        return tuple(named)
+
+
+def cost_of(query: ListQuery, field_map: FieldMap, model: CostModel) -> Cost:
+    """Price ``query`` on the resource whose field map is ``field_map``; nothing is run.
+
+    The client's filters, search, ordering and page are priced; the forced filters and row policies
+    are the server's, the same for each of a client's lists, and part of what ``base`` stands for.
+
+    Args:
+        query: The parsed list.
+        field_map: The resource's field map (its graph's ``FieldInfo.indexed`` say which fields have
+            an index).
+        model: The weights.
+
+    Returns:
+        The cost, with what each parameter added.
+    """
+    return _Pricing(field_map, model).price(query)
+
+
+class _Pricing:
+    """One pricing: the relations already reached, and the parts charged so far."""
+
+    __slots__ = ("_field_map", "_joined", "_model", "_parts")
+
+    def __init__(self, field_map: FieldMap, model: CostModel) -> None:
+        self._field_map = field_map
+        self._model = model
+        self._joined: set[tuple[str, ...]] = set()
+        self._parts: dict[str, float] = {}
+
+    def price(self, query: ListQuery) -> Cost:
+        model = self._model
+        self._charge(RESOURCE, model.base)
+        for item in query.filters:
+            self._filter(item)
+        if query.search is not None:
+            for path in query.search.paths:
+                self._charge("search", model.search_field + self._reach(self._exposed(path), to_many_each=True))
+        self._order(query)
+        if query.after is None:
+            self._charge("page", model.skipped * query.window.offset / 1000)
+        self._charge("count", model.rows * query.window.count / 100)
+        parts = tuple(self._parts.items())
+        return Cost(total=sum(units for _, units in parts), parts=parts)
+
+    def _filter(self, item: Filter | RawFilter) -> None:
+        model = self._model
+        if isinstance(item, RawFilter):  # a document store's raw key: no index is known for it
+            self._charge(item.key, model.scan_filter)
+            return
+        exposed = self._exposed(item.path)
+        units = self._reach(exposed, to_many_each=True)
+        if exposed.field.computed:
+            units += model.computed
+        elif not (item.operator.indexed and exposed.field.indexed):
+            units += model.scan_filter
+        self._charge(item.key or item.path.name, units)
+
+    def _order(self, query: ListQuery) -> None:
+        model = self._model
+        terms = query.order
+        field_map = self._field_map
+        charged_to = RESOURCE if terms == field_map.with_pk(field_map.default_order) else "order_by"
+        units = 0.0
+        exposed = [self._exposed(term.path) for term in terms]
+        for each in exposed:
+            units += self._reach(each, to_many_each=False)
+            if each.field.computed:
+                units += model.computed
+        first = exposed[0] if exposed else None
+        if first is not None and (first.hops or first.field.computed or not first.field.indexed):
+            units += model.sort + model.order_term * len(terms)
+        self._charge(charged_to, units)
+
+    def _reach(self, exposed: ExposedField, *, to_many_each: bool) -> float:
+        """What reaching ``exposed``'s field costs: the to-one joins not yet made, a semi-join through a to-many."""
+        model = self._model
+        if exposed.to_many and to_many_each:
+            return model.semi_join
+        units = 0.0
+        segments = exposed.path.segments
+        for depth in range(1, len(exposed.hops) + 1):
+            prefix = segments[:depth]
+            if prefix not in self._joined:
+                self._joined.add(prefix)
+                units += model.join
+        return units
+
+    def _exposed(self, path: FieldPath) -> ExposedField:
+        return self._field_map.reached(path)  # a walk of a few steps of the graph
+
+    def _charge(self, parameter: str, units: float) -> None:
+        if units:
+            self._parts[parameter] = self._parts.get(parameter, 0.0) + units
