@@ -87,6 +87,7 @@ PRIMARY, ROUTED, STANDBY = LAYOUTS[0], LAYOUTS[1], LAYOUTS[4]
 async def measure(backend: str, layout: Layout, urls: dict[str, str], settings: Settings, wrk: str) -> dict[str, Any]:
     """Serve the demo as ``layout`` says, warm it up, and run wrk once."""
     arguments = ["--backend", backend, "--database", urls[layout.database], "--workers", str(layout.workers)]
+    arguments += ["--budget", "0"]  # wrk is one client: throughput is measured, not fair shares
     if layout.replica:
         arguments += ["--replica", urls["standby"]]
     log = settings.log_dir / f"{backend}-{layout.label.replace(' ', '-').replace(',', '')}.log"

@@ -407,18 +407,25 @@ def running(server: Server) -> Iterator[Server]:
         server.stop()
 
 
-def start_demo(combination: Combination, log: Path, *, ready_path: str = SCHEMA_PATH) -> Server:
+def start_demo(
+    combination: Combination, log: Path, *, ready_path: str = SCHEMA_PATH, budget: float | None = 0.0
+) -> Server:
     """Start ``litestar-listing demo`` for ``combination`` (its database loaded); the caller stops it.
 
     Args:
         combination: The backend and the database URL.
         log: Where the server's output goes.
         ready_path: What must answer 200 first (default: the OpenAPI schema).
+        budget: ``--budget``: cost units per minute per client; 0 (the default here): none, as the
+            fuzzers, scanners and load tests send thousands of lists from one address; None: the
+            command's own default.
 
     Raises:
         ServerError: As ``start``.
     """
-    arguments = ("--backend", combination.backend, "--database", combination.url, "--host", HOST)
+    arguments = ["--backend", combination.backend, "--database", combination.url, "--host", HOST]
+    if budget is not None:
+        arguments += ["--budget", f"{budget:g}"]
     return start(
         lambda port: demo_command(*arguments, "--port", str(port)),
         log,
@@ -428,14 +435,14 @@ def start_demo(combination: Combination, log: Path, *, ready_path: str = SCHEMA_
 
 
 def serve_demo(
-    combination: Combination, log: Path, *, ready_path: str = SCHEMA_PATH
+    combination: Combination, log: Path, *, ready_path: str = SCHEMA_PATH, budget: float | None = 0.0
 ) -> contextlib.AbstractContextManager[Server]:
     """``start_demo`` for the duration of a ``with`` block, stopped when it ends (``running``).
 
     Raises:
         ServerError: As ``start``.
     """
-    return running(start_demo(combination, log, ready_path=ready_path))
+    return running(start_demo(combination, log, ready_path=ready_path, budget=budget))
 
 
 async def asgi_get(app: Any, path: str, query: str) -> tuple[int, bytes]:

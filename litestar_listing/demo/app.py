@@ -36,6 +36,7 @@ from sqlalchemy.ext.asyncio import create_async_engine
 
 from litestar_listing import (
     Computed,
+    CostBudget,
     EnrichContext,
     ListingBackend,
     ListingPlugin,
@@ -577,6 +578,7 @@ def resources(backends: DemoBackends) -> list[Resource]:
         Resource(
             "airlines",
             backends.airlines,
+            max_cost=DEMO_MAX_COST,
             search_fields=("name",),
             default_order=("carrier",),
             enrich=add_fleet_size,
@@ -586,6 +588,7 @@ def resources(backends: DemoBackends) -> list[Resource]:
         Resource(
             "airports",
             backends.airports,
+            max_cost=DEMO_MAX_COST,
             search_fields=("name",),
             default_order=("faa",),
             combine="or",
@@ -594,12 +597,14 @@ def resources(backends: DemoBackends) -> list[Resource]:
         Resource(
             "planes",
             backends.planes,
+            max_cost=DEMO_MAX_COST,
             search_fields=("manufacturer", "model"),
             default_order=("tailnum",),
         ),
         Resource(
             "flights",
             backends.flights,
+            max_cost=DEMO_MAX_COST,
             filter_fields=flight_filters,
             order_fields=("*", *relation_columns),
             search_fields=("tailnum", "airline__name", "origin_airport__name", "dest_airport__name"),
@@ -611,11 +616,13 @@ def resources(backends: DemoBackends) -> list[Resource]:
         Resource(
             "weather",
             backends.weather,
+            max_cost=DEMO_MAX_COST,
             default_order=("id",),
         ),
         Resource(
             "watched-flights",
             backends.watched_flights,
+            max_cost=DEMO_MAX_COST,
             filter_fields=watch_filters,
             order_fields=("*", "flight__*"),
             default_order=("-created_at",),
@@ -661,6 +668,13 @@ DEMO_POLICIES = (
 airline's flights and its own live watches, wherever they are reached (a watch's ``flight``, the
 airlines' ``fleet_size``); anonymous requests see every flight and no watch."""
 
+DEMO_MAX_COST = 40.0
+"""The ceiling of every demo resource (docs: admission, "The ceiling"): above the costliest request the
+demo's pages document (a search through three relations, 22 units; the airports ordered by their
+computed departures, 15) and the last page of the flights ordered through a relation (21), below the
+hostile lists that took seconds on SQLite (``ne`` on seven relation fields, a search, eight relation
+orders and a page 336,600 rows deep: over 50)."""
+
 DEMO_CONCURRENT_LISTS = 8
 """Lists in the database at once: at or below both pools' sizes (SQLAlchemy's 10 on PostgreSQL and 5 on
 SQLite, each with 10 overflow; Piccolo's asyncpg pool, 10), so that under a burst requests wait for
@@ -668,7 +682,9 @@ their turn in the application, where the wait does not count into a resource's `
 of in the pool, where it would (docs: load, "Findings")."""
 
 
-def demo_app(listed: Sequence[Resource], backends: Sequence[DemoBackends], *, debug: bool = False) -> Litestar:
+def demo_app(
+    listed: Sequence[Resource], backends: Sequence[DemoBackends], *, debug: bool = False, budget: float | None = None
+) -> Litestar:
     """An application serving ``listed``, whose backends come from ``backends`` (one or several libraries).
 
     Args:
@@ -677,6 +693,8 @@ def demo_app(listed: Sequence[Resource], backends: Sequence[DemoBackends], *, de
         backends: Every ``DemoBackends`` the resources come from: their plugins and lifespan hooks
             join the application.
         debug: Litestar's debug mode.
+        budget: Cost units per minute per client (``CostBudget``), kept in the application's memory
+            store; None: no budget.
 
     Returns:
         The application: the index at ``/`` (its examples from ``examples(listed)``), the resources
@@ -686,7 +704,12 @@ def demo_app(listed: Sequence[Resource], backends: Sequence[DemoBackends], *, de
         route_handlers=[index],
         plugins=[
             *(plugin for part in backends for plugin in part.plugins),
-            ListingPlugin(listed, max_concurrent_lists=DEMO_CONCURRENT_LISTS, policies=DEMO_POLICIES),
+            ListingPlugin(
+                listed,
+                max_concurrent_lists=DEMO_CONCURRENT_LISTS,
+                policies=DEMO_POLICIES,
+                budget=None if budget is None else CostBudget(units=budget, window="minute"),
+            ),
         ],
         middleware=[DefineMiddleware(DemoAuthentication, exclude=["/schema"])],
         exception_handlers={NotAuthorizedException: bearer_challenge},
@@ -699,7 +722,12 @@ def demo_app(listed: Sequence[Resource], backends: Sequence[DemoBackends], *, de
 
 
 def create_app(
-    database_url: str, *, backend: str = "sqlalchemy", replicas: Sequence[str] = (), debug: bool = False
+    database_url: str,
+    *,
+    backend: str = "sqlalchemy",
+    replicas: Sequence[str] = (),
+    debug: bool = False,
+    budget: float | None = None,
 ) -> Litestar:
     """The demo application over an already loaded database (MongoDB: loaded at start-up if needed).
 
@@ -713,6 +741,8 @@ def create_app(
         replicas: URLs of PostgreSQL hot standbys of ``database_url`` (relational backends): lists
             read them unless they lag or are down (docs: scaling, "Read replicas").
         debug: Litestar's debug mode.
+        budget: Cost units per minute per client (docs: admission, "Fair shares"); None: no budget.
+            ``litestar-listing demo`` gives ``cli.DEMO_BUDGET_UNITS``.
 
     Returns:
         The application.
@@ -722,11 +752,12 @@ def create_app(
             cannot use the URL.
     """
     backends = demo_backends(database_url, backend, replicas)
-    return demo_app(resources(backends), [backends], debug=debug)
+    return demo_app(resources(backends), [backends], debug=debug, budget=budget)
 
 
-APP_ENVIRONMENT = ("LISTING_DEMO_DATABASE", "LISTING_DEMO_BACKEND", "LISTING_DEMO_REPLICAS")
-"""The variables ``app_from_environment`` reads: the arguments of ``create_app`` (replicas comma-separated)."""
+APP_ENVIRONMENT = ("LISTING_DEMO_DATABASE", "LISTING_DEMO_BACKEND", "LISTING_DEMO_REPLICAS", "LISTING_DEMO_BUDGET")
+"""The variables ``app_from_environment`` reads: the arguments of ``create_app`` (replicas comma-separated,
+the budget empty for none)."""
 
 
 def app_from_environment() -> Litestar:
@@ -738,4 +769,5 @@ def app_from_environment() -> Litestar:
     database = os.environ["LISTING_DEMO_DATABASE"]
     backend = os.environ.get("LISTING_DEMO_BACKEND") or "sqlalchemy"
     replicas = tuple(filter(None, os.environ.get("LISTING_DEMO_REPLICAS", "").split(",")))
-    return create_app(database, backend=backend, replicas=replicas)
+    budget = os.environ.get("LISTING_DEMO_BUDGET") or None
+    return create_app(database, backend=backend, replicas=replicas, budget=None if budget is None else float(budget))

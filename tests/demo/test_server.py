@@ -14,6 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from litestar_listing.demo.cli import DEMO_BUDGET_UNITS
 from tests.conftest import demo_sqlite_copy
 from tests.harness import (
     SCHEMA_PATH,
@@ -49,13 +50,15 @@ def test_the_served_demo_answers_as_the_database_counts(backend: str, demo_file:
     log = tmp_path / "server.log"
     with sqlite3.connect(demo_file) as connection:
         (jfk,) = connection.execute("SELECT count(*) FROM flights WHERE origin = 'JFK'").fetchone()
-    with serve_demo(Combination(backend, "sqlite", f"sqlite:///{demo_file}"), log) as server:
+    # The command's own default budget (docs: admission, "Fair shares").
+    with serve_demo(Combination(backend, "sqlite", f"sqlite:///{demo_file}"), log, budget=None) as server:
         assert server.base_url.startswith("http://127.0.0.1:")
         paths = _get(server.base_url + SCHEMA_PATH)["paths"]
         assert isinstance(paths, dict)
         assert "/api/v1/flights" in paths
-        body = _get(server.base_url + "/api/v1/flights/?origin=JFK&count=3")
-        assert body["pagination"] == {"page": 1, "count": 3, "total": jfk, "total_pages": -(-jfk // 3)}
+        response = httpx.get(server.base_url + "/api/v1/flights/?origin=JFK&count=3", timeout=60)
+        assert response.json()["pagination"] == {"page": 1, "count": 3, "total": jfk, "total_pages": -(-jfk // 3)}
+        assert response.headers["ratelimit-policy"] == f"{DEMO_BUDGET_UNITS:g}; w=60"
     assert not server.alive()
     # Ended by the Ctrl+C the harness sent, not killed: uvicorn shuts down gracefully, then returns 0
     # or, from 0.29 on, raises the signal again (-SIGINT).
