@@ -58,7 +58,6 @@ from tests.harness import (
     load_demo,
     postgres_url,
     say,
-    server_errors,
     start_demo,
 )
 
@@ -128,6 +127,8 @@ SETTLE_S = 1.0
 """Seconds after the heavy workers start before the well-behaved client starts: the queue fills first."""
 ACCESS_ADDRESS = re.compile(r"^INFO:\s+(?P<address>[0-9A-Fa-f.:]+):\d+ - \"")
 """The client address of a uvicorn access log line (``INFO:     10.9.1.3:0 - "GET ...``)."""
+ACCESS_STATUS = re.compile(r'^INFO:\s+\S+ - "[A-Z]+ \S+ HTTP/[\d.]+" (?P<status>\d{3})\b')
+"""The status of a uvicorn access log line."""
 
 
 def heavy_address(worker: int, clients: int) -> str:
@@ -310,6 +311,32 @@ def addresses_seen(log_text: str) -> dict[str, int]:
         if match is not None:
             counts[match["address"]] += 1
     return dict(sorted(counts.items()))
+
+
+def server_log_figures(log_text: str) -> dict[str, int]:
+    """What a server log says went wrong: tracebacks, ``ERROR`` lines, and its 503 and other 5xx answers.
+
+    Returns:
+        ``{"tracebacks", "error_lines", "responses_503", "responses_other_5xx": counts}``.
+    """
+    tracebacks = error_lines = answered_503 = other_5xx = 0
+    for line in log_text.splitlines():
+        if line.startswith("Traceback"):
+            tracebacks += 1
+        elif line.startswith("ERROR"):
+            error_lines += 1
+        match = ACCESS_STATUS.match(line)
+        if match is not None and match["status"].startswith("5"):
+            if match["status"] == "503":
+                answered_503 += 1
+            else:
+                other_5xx += 1
+    return {
+        "tracebacks": tracebacks,
+        "error_lines": error_lines,
+        "responses_503": answered_503,
+        "responses_other_5xx": other_5xx,
+    }
 
 
 # ------------------------------------------------------------------------------------------ requests sent
@@ -507,13 +534,12 @@ async def measure(combination: Combination, settings: Settings) -> dict[str, Any
             await asyncio.sleep(2)
     finally:
         stopped = await asyncio.to_thread(server.stop)
-    errors = server_errors(log)
     return {
         "forwarded_for": forwarded,
         "alone": heavy_alone,
         "idle": idle,
         "cells": cells,
-        "server_log": {"file": str(log), "error_lines": len(errors), "first_errors": errors[:10]},
+        "server_log": {"file": str(log), **server_log_figures(log.read_text(encoding="utf-8", errors="replace"))},
         "shutdown": {"graceful": stopped.graceful, "exit_code": stopped.exit_code},
         "passed": all(cell["passed"] for cell in cells.values()),
     }
@@ -701,13 +727,27 @@ def markdown(document: dict[str, Any]) -> str:
         if run is None:
             continue
         lines += ["", f"All figures of the {label} run:", "", *detail_table(run)]
-        lines += [
-            f"- {name}: {data['server_log']['error_lines']} tracebacks or 5xx lines in the server log."
-            for name, data in run["combinations"].items()
-            if data["server_log"]["error_lines"]
-        ]
+        lines += ["", *run_notes(run)]
     lines += ["", MARKS[1]]
     return "\n".join(lines) + "\n"
+
+
+def run_notes(run: dict[str, Any]) -> list[str]:
+    """What each backend-database's server log and shutdown showed (Markdown list items)."""
+    notes: list[str] = []
+    for name, data in run["combinations"].items():
+        log = data["server_log"]
+        stopped = data["shutdown"]
+        ending = (
+            "stopped on Ctrl+C"
+            if stopped["graceful"]
+            else f"did **not stop within 30 s of Ctrl+C** (killed, exit status {stopped['exit_code']})"
+        )
+        notes.append(
+            f"- {name}: {log['responses_503']} answers 503 and {log['responses_other_5xx']} other 5xx in the server "
+            f"log, {log['tracebacks']} tracebacks, {log['error_lines']} ERROR lines; the server {ending}."
+        )
+    return notes
 
 
 def merged(previous: dict[str, Any] | None, label: str, run: dict[str, Any]) -> dict[str, Any]:

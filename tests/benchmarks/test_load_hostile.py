@@ -99,6 +99,27 @@ def test_addresses_seen_reads_uvicorn_access_lines(hostile: ModuleType) -> None:
     assert {hostile.heavy_address(n, 1) for n in range(64)} == {"10.9.1.1"}
 
 
+def test_server_log_figures_tell_503_from_other_5xx(hostile: ModuleType) -> None:
+    log = "\n".join(
+        [
+            'INFO:     10.9.1.3:0 - "GET /api/v1/flights/?search=n HTTP/1.1" 503 Service Unavailable',
+            'INFO:     10.9.1.3:0 - "GET /api/v1/flights/?search=n HTTP/1.1" 503 Service Unavailable',
+            'INFO:     10.9.2.1:0 - "GET /api/v1/airlines/?count=1 HTTP/1.1" 500 Internal Server Error',
+            'INFO:     10.9.2.1:0 - "GET /api/v1/airlines/?count=1 HTTP/1.1" 200 OK',
+            "ERROR:    Exception in ASGI application",
+            "Traceback (most recent call last):",
+            '  File "x.py", line 1, in <module>',
+            "INFO:     Shutting down",
+        ]
+    )
+    assert hostile.server_log_figures(log) == {
+        "tracebacks": 1,
+        "error_lines": 1,
+        "responses_503": 2,
+        "responses_other_5xx": 1,
+    }
+
+
 def _run(commit: str, cheap_p99_ms: float, *, passed: bool) -> dict[str, Any]:
     """A run as the script stores it, with one backend-database and one cell; figures made up by hand."""
     cell = {
@@ -141,7 +162,8 @@ def _run(commit: str, cheap_p99_ms: float, *, passed: bool) -> dict[str, Any]:
                     "typical": {"count": 10, "p50_ms": 150.0, "p99_ms": 200.0},
                 },
                 "cells": {"16x1": cell},
-                "server_log": {"error_lines": 1},
+                "server_log": {"tracebacks": 1, "error_lines": 2, "responses_503": 39, "responses_other_5xx": 1},
+                "shutdown": {"graceful": False, "exit_code": -9},
             }
         },
     }
@@ -158,7 +180,10 @@ def test_the_report_shows_before_and_after_side_by_side(hostile: ModuleType) -> 
     assert "| after | not run yet | | | |" in lines
     assert "| sqlalchemy-sqlite | 16x1 | 9,500 / - | 10,000 / - | 50 / - | 10 + 39 + 1 / - | **no** / - |" in lines
     assert "| sqlalchemy-sqlite | 30 / - | 50 / - | 150 / - | 200 / - | 3.5 (200) / - | 5.05 (503) / - |" in lines
-    assert "- sqlalchemy-sqlite: 1 tracebacks or 5xx lines in the server log." in lines
+    assert (
+        "- sqlalchemy-sqlite: 39 answers 503 and 1 other 5xx in the server log, 1 tracebacks, 2 ERROR lines; "
+        "the server did **not stop within 30 s of Ctrl+C** (killed, exit status -9)." in lines
+    )
 
     both = hostile.merged(before_only, "after", _run("b" * 40, 80.0, passed=True))
     assert list(both["runs"]) == ["before", "after"]
