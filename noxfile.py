@@ -125,9 +125,17 @@ def load(session: nox.Session) -> None:
     Writes docs/load/results.json and docs/load.md; see benchmarks/load.py for the options.
     ``-- --scaling [--short]``: primary only vs primary + hot standby, 1 vs 2 workers, on the tests' own
     nodes (benchmarks/load_scaling.py; needs pgbouncer's and PostgreSQL's Debian packages).
+    ``-- --hostile [--short] [--label before|after]``: expensive lists from one and from 16 clients beside a
+    well-behaved one, SQLite and PostgreSQL (benchmarks/load_hostile.py; httpx, no wrk); writes
+    docs/load/hostile.json and its part of docs/load.md.
     """
     import shutil
 
+    if "--hostile" in session.posargs:
+        _install(session)
+        rest = [argument for argument in session.posargs if argument != "--hostile"]
+        session.run("python", "benchmarks/load_hostile.py", *rest)
+        return
     if shutil.which("wrk") is None:
         session.error("wrk is not installed: it is the Debian package wrk (sudo apt-get install wrk)")
     _install(session)

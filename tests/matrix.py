@@ -47,9 +47,10 @@ class Store(str, enum.Enum):
         return (*_STORE_PATHS[self], *shared)
 
 
-# The engine and plugin tests and the docs' examples (SQLite in memory) need no database server.
+# The engine and plugin tests, the docs' examples (SQLite in memory) and the benchmarks' pure parts need no
+# database server.
 _STORE_PATHS = {
-    Store.MEMORY: ("tests/unit", "tests/plugin", "tests/docs"),
+    Store.MEMORY: ("tests/unit", "tests/plugin", "tests/docs", "tests/benchmarks"),
     Store.SQL: ("tests/backends", "tests/demo", "tests/differential"),
     # PostgreSQL behind the tests' own nodes (tests/nodes.py): pooling and replicas.
     Store.NODE: ("tests/scaling",),
