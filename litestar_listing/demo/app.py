@@ -682,6 +682,12 @@ their turn in the application, where the wait does not count into a resource's `
 of in the pool, where it would (docs: load, "Findings")."""
 
 
+DEMO_EXPENSIVE_LISTS = 1
+"""Lists costing ``expensive_cost`` (15 units) or more in the database at once (docs: admission,
+"Lanes"): one, so that on a machine of two cores one always serves the cheaper lists while a search
+through three relations or a sort of every flight runs (docs: load, "Hostile load")."""
+
+
 def demo_app(
     listed: Sequence[Resource], backends: Sequence[DemoBackends], *, debug: bool = False, budget: float | None = None
 ) -> Litestar:
@@ -707,6 +713,7 @@ def demo_app(
             ListingPlugin(
                 listed,
                 max_concurrent_lists=DEMO_CONCURRENT_LISTS,
+                max_expensive_lists=DEMO_EXPENSIVE_LISTS,
                 policies=DEMO_POLICIES,
                 budget=None if budget is None else CostBudget(units=budget, window="minute"),
             ),

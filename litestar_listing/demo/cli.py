@@ -17,9 +17,10 @@ from urllib.parse import urlsplit
 
 import click
 
-DEMO_BUDGET_UNITS = 600.0
+DEMO_BUDGET_UNITS = 1500.0
 """The cost units one client may spend per minute on lists of the demo this command serves (docs:
-admission, "Fair shares"): a hundred typical lists, or fifteen at the resources' ceiling."""
+admission, "Fair shares"): two typical lists a second (11 units each), or 37 a minute at the
+resources' ceiling (40)."""
 
 __all__ = ("BACKENDS", "DEMO_BUDGET_UNITS", "check_listen", "demo", "listing", "main")
 

@@ -162,10 +162,13 @@ class Flight(DemoBase):
     # alone (see DEFERRED_OFFSET). PostgreSQL also gets delays worst first, NULLs last
     # (``data._finish_postgresql``; SQLite has no NULLS LAST in an index).
     # The airports' ``departures`` count one tenant's flights per airport: (origin, carrier) answers
-    # that from the index alone, and every origin filter as its prefix.
+    # that from the index alone, and every origin filter as its prefix. The airlines' ``fleet_size``
+    # counts each carrier's distinct planes: (carrier, tailnum) answers it from the index alone (2 ms
+    # instead of 27 on SQLite), and every carrier filter and tenant scope as its prefix.
     __table_args__ = (
         Index("ix_flights_time_hour_id", text("time_hour DESC"), "id"),
         Index("ix_flights_origin_carrier", "origin", "carrier"),
+        Index("ix_flights_carrier_tailnum", "carrier", "tailnum"),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -188,7 +191,7 @@ class Flight(DemoBase):
     """Scheduled arrival time as HHMM local."""
     arr_delay: Mapped[int | None] = mapped_column(Integer)
     """Arrival delay in minutes; negative for early arrivals."""
-    carrier: Mapped[str] = mapped_column(String, ForeignKey(Airline.carrier), index=True)
+    carrier: Mapped[str] = mapped_column(String, ForeignKey(Airline.carrier))
     """Carrier code (every one has an airline row)."""
     flight: Mapped[int] = mapped_column(Integer)
     """Flight number."""

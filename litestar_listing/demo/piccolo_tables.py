@@ -5,8 +5,9 @@ foreign key names its column as the SQLAlchemy model does (``airline`` stores ``
 backends expose the same fields and relations. ``dest_airport`` and ``plane`` have no database
 constraint (see ``models.Flight``): their LEFT JOIN finds no row for some flights. ``index=True``
 repeats the indexes ``models.py`` declares, so that the backend knows them (``FieldInfo.indexed``)
-and both backends price a list alike (docs: admission, "The cost of a list"): on ``time_hour`` and
-``origin`` it stands for the two-column indexes they lead there, which Piccolo cannot declare.
+and both backends price a list alike (docs: admission, "The cost of a list"): on ``time_hour``,
+``origin`` and ``airline`` it stands for the two-column indexes they lead there, which Piccolo cannot
+declare.
 """
 
 from __future__ import annotations

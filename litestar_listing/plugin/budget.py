@@ -75,8 +75,9 @@ class CostBudget:
 
     A list is charged its cost once priced, before it waits for admission. A list the window's
     remaining budget does not cover is refused with a 429 whose ``Retry-After`` is the time until
-    the window ends, and not charged, unless the client has spent nothing in the window: a list costlier than the whole budget is then let
-    through, once per window (the resource's ``max_cost`` is what refuses lists for their size).
+    the window ends, and not charged, unless the client has spent nothing in the window: a list
+    costlier than the whole budget is then let through, once per window (the resource's
+    ``max_cost`` is what refuses lists for their size).
 
     Attributes:
         units: Cost units per window, per client.

@@ -85,7 +85,8 @@ def test_sqlalchemy_demo_models() -> None:
     assert indexed(model_graph(demo_models.WatchedFlight)) == {
         "WatchedFlight": {"id", "user_id"},  # user_id: index=True
         "DemoUser": {"id"},
-        # carrier, tailnum, dest: index=True; origin leads (origin, carrier); time_hour leads "time_hour DESC", id.
+        # tailnum, dest: index=True; carrier leads (carrier, tailnum), origin (origin, carrier); time_hour leads
+        # "time_hour DESC", id.
         "Flight": {"id", "carrier", "tailnum", "origin", "dest", "time_hour"},
         "Airline": {"carrier"},
         "Airport": {"faa"},

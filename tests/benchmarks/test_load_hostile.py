@@ -72,17 +72,27 @@ def test_a_cell_meets_the_targets_only_within_every_bound(hostile: ModuleType) -
 
     refused_well = [sample("heavy", 503, 9.0, retry_after=True), sample("heavy", 429, 1.0, retry_after=True)]
     met = cell(0.1, 0.6, refused_well)  # 100 ms and 3 x 200 ms: on the bounds
-    assert met["checks"] == {"cheap_p99": True, "typical_p99": True, "no_other_5xx": True}
+    assert met["checks"] == {"cheap_p99": True, "typical_p99": True, "no_other_5xx": True, "well_behaved_served": True}
     assert met["passed"]
     assert met["typical_p99_x_idle"] == 3.0
     slow = cell(0.1004, 0.61, refused_well)
-    assert slow["checks"] == {"cheap_p99": False, "typical_p99": False, "no_other_5xx": True}
+    assert slow["checks"] == {
+        "cheap_p99": False,
+        "typical_p99": False,
+        "no_other_5xx": True,
+        "well_behaved_served": True,
+    }
     bare = cell(0.01, 0.2, [sample("heavy", 503, 9.0)])
     assert bare["checks"]["no_other_5xx"] is False
     assert bare["refused_without_retry"] == 1
     none_typical: dict[str, Any] = hostile.cell_figures([sample("cheap", 200, 0.01)], 200.0)
     assert none_typical["typical"]["count"] == 0
     assert none_typical["checks"]["typical_p99"] is False  # nothing measured is no pass
+    # A 429 of the well-behaved client's own budget is fast, and no pass.
+    spent = hostile.cell_figures([sample("cheap", 429, 0.001, retry_after=True), sample("typical", 200, 0.2)], 200.0)
+    assert spent["checks"]["cheap_p99"] is True
+    assert spent["checks"]["well_behaved_served"] is False
+    assert not spent["passed"]
 
 
 def test_addresses_seen_reads_uvicorn_access_lines(hostile: ModuleType) -> None:
@@ -150,7 +160,7 @@ def _run(commit: str, cheap_p99_ms: float, *, passed: bool) -> dict[str, Any]:
     return {
         "generated_at": "2026-11-27T08:00:00+00:00",
         "git": {"commit": commit, "modified": []},
-        "settings": {"mode": "full", "duration_s": 30.0, "heavy": "heavy"},
+        "settings": {"mode": "full", "duration_s": 30.0},
         "run_seconds": 1200,
         "load_average_start": [1.0, 2.0, 3.0],
         "load_average_end": [4.0, 5.0, 6.0],
@@ -161,7 +171,7 @@ def _run(commit: str, cheap_p99_ms: float, *, passed: bool) -> dict[str, Any]:
                     "cheap": {"count": 10, "p50_ms": 30.0, "p99_ms": 50.0},
                     "typical": {"count": 10, "p50_ms": 150.0, "p99_ms": 200.0},
                 },
-                "cells": {"16x1": cell},
+                "cells": {"heavy 16x1": cell},
                 "server_log": {"tracebacks": 1, "error_lines": 2, "responses_503": 39, "responses_other_5xx": 1},
                 "shutdown": {"graceful": False, "exit_code": -9},
             }
@@ -178,8 +188,12 @@ def test_the_report_shows_before_and_after_side_by_side(hostile: ModuleType) -> 
     assert text.endswith(end + "\n")
     lines = text.splitlines()
     assert "| after | not run yet | | | |" in lines
-    assert "| sqlalchemy-sqlite | 16x1 | 9,500 / - | 10,000 / - | 50 / - | 10 + 39 + 1 / - | **no** / - |" in lines
-    assert "| sqlalchemy-sqlite | 30 / - | 50 / - | 150 / - | 200 / - | 3.5 (200) / - | 5.05 (503) / - |" in lines
+    assert (
+        "| sqlalchemy-sqlite | heavy 16x1 | 9,500 / - | 10,000 / - | 50 / - | 10 + 39 + 1 / - | **no** / - |" in lines
+    )
+    assert (
+        "| sqlalchemy-sqlite | 30 / - | 50 / - | 150 / - | 200 / - | 3.5 (200) / - | 5.05 (503) / - | - / - |" in lines
+    )
     assert (
         "- sqlalchemy-sqlite: 39 answers 503 and 1 other 5xx in the server log, 1 tracebacks, 2 ERROR lines; "
         "the server did **not stop within 30 s of Ctrl+C** (killed, exit status -9)." in lines
@@ -190,7 +204,7 @@ def test_the_report_shows_before_and_after_side_by_side(hostile: ModuleType) -> 
     assert both["runs"]["before"]["git"]["commit"] == "a" * 40  # kept from the previous document
     lines = hostile.markdown(both).splitlines()
     assert (
-        "| sqlalchemy-sqlite | 16x1 | 9,500 / 80 | 10,000 / 10,000 | 50 / 50 | 10 + 39 + 1 / 10 + 39 + 1 "
+        "| sqlalchemy-sqlite | heavy 16x1 | 9,500 / 80 | 10,000 / 10,000 | 50 / 50 | 10 + 39 + 1 / 10 + 39 + 1 "
         "| **no** / yes |" in lines
     )
     assert any(line.startswith("| before | 2026-11-27T08:00:00+00:00 | `aaaaaaaaaaaa` |") for line in lines)

@@ -231,7 +231,7 @@ async def test_schema_keys_and_indexes(demo_engine: AsyncEngine) -> None:
 
     async with demo_engine.connect() as conn:
         indexes, keys = await conn.run_sync(describe)
-    names = ("carrier", "origin_carrier", "dest", "tailnum", "time_hour_id")
+    names = ("carrier_tailnum", "origin_carrier", "dest", "tailnum", "time_hour_id")
     expected = {f"ix_flights_{column}" for column in names}
     if demo_engine.dialect.name == "postgresql":
         expected.add("ix_flights_dep_delay")  # NULLS LAST: PostgreSQL only

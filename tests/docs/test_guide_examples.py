@@ -708,20 +708,20 @@ def test_rate_limit_per_client_next_to_admission(clients: Clients) -> None:
 
 # ---------------------------------------------------------------- admission.md
 def test_each_list_is_priced_admitted_in_its_lane_and_charged_to_its_client(clients: Clients) -> None:
-    # Priced by hand with the example's weights (search_field 3, the others the defaults).
+    # Priced by hand with the example's weights (search_field 4, the others the defaults).
     client = clients["admission"]
     cheap = client.get("/api/v1/books/?year__gte=1980&count=2")
     assert cheap.status_code == 200
     # base 1, an indexed range 0, the key's order 0, two rows 0.01.
     assert (cheap.headers["x-listing-cost"], cheap.headers["x-listing-lane"]) == ("1.0", "cheap")
-    # title 3 + author__name 3 + its join 1; a sort of two terms 4 + 1; ten rows 0.05: 13.05, at least 8.
+    # title 4 + author__name 4 + its join 3; a sort of two terms 8 + 2; base 1; ten rows 0.05: 22.05, over 15.
     searched = client.get("/api/v1/books/?search=the&order_by=author__name")
-    assert (searched.headers["x-listing-cost"], searched.headers["x-listing-lane"]) == ("13.1", "expensive")
-    assert int(cheap.headers["ratelimit-remaining"]) - int(searched.headers["ratelimit-remaining"]) in {13, 14}
+    assert (searched.headers["x-listing-cost"], searched.headers["x-listing-lane"]) == ("22.1", "expensive")
+    assert int(cheap.headers["ratelimit-remaining"]) - int(searched.headers["ratelimit-remaining"]) in {22, 23}
     document = client.get("/schema/openapi.json").json()
     operation = document["paths"]["/api/v1/books"]["get"]
-    assert "cost more than 20 units" in operation["responses"]["400"]["description"]
-    assert "at most 20 units" in operation["description"]
+    assert "cost more than 30 units" in operation["responses"]["400"]["description"]
+    assert "at most 30 units" in operation["description"]
     assert set(operation["responses"]["429"]["headers"]) >= {"Retry-After", "RateLimit-Remaining"}
     assert set(operation["responses"]["200"]["headers"]) >= {"X-Listing-Cost", "RateLimit-Policy"}
 
@@ -729,12 +729,12 @@ def test_each_list_is_priced_admitted_in_its_lane_and_charged_to_its_client(clie
 def test_a_client_past_its_budget_is_refused_and_another_is_not() -> None:
     module = example("admission")
     with TestClient(Litestar(plugins=[module.plugin])) as client:  # a store of its own: a fresh budget
-        spent = [client.get("/api/v1/books/?search=the&order_by=author__name").status_code for _ in range(23)]
-        assert spent == [200] * 22 + [429]  # 22 x 13.05 = 287.1 of 300; a 23rd would pass 300
+        spent = [client.get("/api/v1/books/?search=the&order_by=author__name").status_code for _ in range(14)]
+        assert spent == [200] * 13 + [429]  # 13 x 22.05 = 286.65 of 300; a 14th would pass 300
         refused = client.get("/api/v1/books/?search=the&order_by=author__name")
         assert refused.status_code == 429
         assert 1 <= int(refused.headers["retry-after"]) <= 60
-        assert client.get("/api/v1/books/?search=the").status_code == 200  # 8.05 of the 12.9 left still fit
+        assert client.get("/api/v1/books/?search=the").status_code == 200  # 12.05 of the 13.35 left still fit
 
 
 def test_timeouts_answer_503_and_the_app_recovers(clients: Clients) -> None:

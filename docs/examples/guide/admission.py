@@ -36,11 +36,15 @@ AUTHORS = [
 ]
 TITLES = ["The Dispossessed", "Invisible Cities", "Beloved", "The Lathe of Heaven", "The Baron in the Trees", "Jazz"]
 ROWS = [
-    {"id": number, "title": title, "year": 1965 + 5 * number, "author_id": 1 + (number - 1) % 3}
+    {
+        "id": number,
+        "title": title,
+        "year": 1965 + 5 * number,
+        "author_id": 1 + (number - 1) % 3,
+        "author": AUTHORS[(number - 1) % 3],
+    }
     for number, title in enumerate(TITLES, start=1)
 ]
-for row, author in zip(ROWS, [AUTHORS[(number - 1) % 3] for number in range(1, len(TITLES) + 1)]):
-    row["author"] = author
 
 # start-example resource
 books = Resource(
