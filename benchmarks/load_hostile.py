@@ -156,6 +156,14 @@ def heavy_address(worker: int, clients: int) -> str:
 
 # ------------------------------------------------------------------------------------------ targets
 
+TARGETED = frozenset({"allowed"})
+"""The heavy requests whose cells are held to ``TARGETS``: the costliest lists the limits allow. A request
+the demo's ceiling refuses (``heavy``, since the ceiling) makes a cell of a flood of 400s, as a flood of
+any request (a 404) would: what bounds it is the event loop's work per request, which Litestar's
+``RateLimitConfig`` governs (docs: security, "Fairness between clients"), not admission. Its cells are
+measured and shown, their checks reported, but a run passes or fails on the targeted cells. Runs made
+before the ceiling sent ``heavy`` as an allowed list: their cells count as targeted."""
+
 CHEAP_P99_MS = 100.0
 TYPICAL_P99_FACTOR = 3.0
 TARGETS = {
@@ -553,6 +561,7 @@ async def measure(combination: Combination, settings: Settings) -> dict[str, Any
         for cell in settings.cells:
             say(f"{combination.label}: {cell.concurrency} heavy from {cell.clients} client(s), {settings.duration:g} s")
             measured = await measure_cell(server, cell, settings, idle["typical"]["p99_ms"])
+            measured["targeted"] = cell.request in TARGETED
             cells[cell.key] = measured
             say(f"{combination.label}: {cell.key}: {summary_line(measured)}")
             await asyncio.sleep(2)
@@ -565,7 +574,7 @@ async def measure(combination: Combination, settings: Settings) -> dict[str, Any
         "cells": cells,
         "server_log": {"file": str(log), **server_log_figures(log.read_text(encoding="utf-8", errors="replace"))},
         "shutdown": {"graceful": stopped.graceful, "exit_code": stopped.exit_code},
-        "passed": all(cell["passed"] for cell in cells.values()),
+        "passed": all(cell["passed"] for cell in cells.values() if cell["targeted"]),
     }
 
 
@@ -627,7 +636,10 @@ def _answers_text(heavy: dict[str, Any] | None) -> str | None:
 
 
 def _passed_text(cell: dict[str, Any] | None) -> str | None:
-    return None if cell is None else ("yes" if cell["passed"] else "**no**")
+    if cell is None:
+        return None
+    verdict = "yes" if cell["passed"] else "**no**"
+    return verdict if cell.get("targeted", True) else f"{verdict} (not held: refused)"
 
 
 def _statuses_text(statuses: dict[str, int]) -> str:

@@ -228,3 +228,11 @@ async def test_x_forwarded_for_from_loopback_is_the_client_address() -> None:
         async with httpx.AsyncClient(transport=transport, base_url="http://demo") as client:
             response = await client.get("/who", headers={"X-Forwarded-For": "10.9.1.7"})
         assert response.text == expected, peer
+
+
+def test_a_cell_of_refused_requests_is_shown_but_not_held_to_the_targets(hostile: ModuleType) -> None:
+    assert frozenset({"allowed"}) == hostile.TARGETED
+    failed = {"passed": False, "targeted": False}
+    assert hostile._passed_text(failed) == "**no** (not held: refused)"
+    assert hostile._passed_text({"passed": True, "targeted": True}) == "yes"
+    assert hostile._passed_text({"passed": False}) == "**no**"  # a run from before the ceiling: all held
