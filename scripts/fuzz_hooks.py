@@ -204,6 +204,25 @@ def _fits(text: str, schema: dict[str, Any], *, empty: bool) -> bool:
     return value is not None and jsonschema_rs.is_valid(schema, value)
 
 
+def _declared(operation: dict[str, Any], document: dict[str, Any]) -> dict[str, tuple[dict[str, Any], Any]]:
+    """Each query key the operation declares: its parameter and its (resolved) schema.
+
+    An object parameter in form style, exploded (the listing's ``filters``), declares one key per
+    property: ``manufacturer__gt`` is the property of ``filters``, not a parameter of its own.
+    """
+    keys: dict[str, tuple[dict[str, Any], Any]] = {}
+    for parameter in operation.get("parameters", []):
+        if parameter.get("in") != "query":
+            continue
+        schema = _resolved(parameter.get("schema", {}), document)
+        if schema.get("type") == "object" and parameter.get("explode", True):
+            for key, value in schema.get("properties", {}).items():
+                keys[key] = (parameter, value)
+        else:
+            keys[parameter["name"]] = (parameter, schema)
+    return keys
+
+
 def _valid_as_documented(case: Case, response: Response) -> bool:
     """Whether every query parameter the request sent is valid as the listing documents its parameters.
 
@@ -216,13 +235,12 @@ def _valid_as_documented(case: Case, response: Response) -> bool:
     """
     document = case.operation.schema.raw_schema
     operation = document["paths"][case.operation.path][case.operation.method.lower()]
-    declared = {item["name"]: item for item in operation.get("parameters", []) if item.get("in") == "query"}
+    declared = _declared(operation, document)
     query = urlsplit(str(response.request.url)).query
     for name, text in parse_qsl(query, keep_blank_values=True):
-        parameter = declared.get(name)
-        if parameter is None:
+        if name not in declared:
             return False
-        schema = _resolved(parameter.get("schema", {}), document)
+        parameter, schema = declared[name]
         if schema.get("type") == "array" and parameter.get("explode") is False:
             # One value holds the whole list, comma-separated (``lon__between=low,high``).
             if not _fits_list(text.split(","), schema):
