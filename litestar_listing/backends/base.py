@@ -248,6 +248,11 @@ class ListContext:
         exact_total_below: Estimates under this many rows are replaced by an exact count.
         primary: Read from the primary even where a backend has read replicas (read-your-writes after
             a commit, for example); a session that holds a transaction or pending writes reads there anyway.
+        parallel: The database may spread the list's statements over several of its cores (PostgreSQL's
+            parallel workers) and count beside the page on a second connection. False holds the list
+            to one core of the server: the plugin sets it for the lists of the expensive lane (docs:
+            admission, "One core per expensive list"). A store that runs each statement on one core
+            already ignores it.
     """
 
     request: Any = None
@@ -258,6 +263,7 @@ class ListContext:
     total_mode: TotalMode = "exact"
     exact_total_below: int = 10_000
     primary: bool = False
+    parallel: bool = True
 
     def remaining(self) -> float | None:
         """Seconds left before ``deadline`` (at least a millisecond), or None without one.

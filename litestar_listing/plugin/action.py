@@ -188,12 +188,19 @@ async def _list(
     if budget is not None and connection is not None:
         spending = await budget.charge(connection.app, client, cost.total, what)
         headers.update(spending.headers)
+    # An expensive list runs on one core of the database (docs: admission, "One core per expensive list").
+    lane = lane_of(cost.total, binding.expensive_cost)
+    parallel = lane == "cheap"
     if admission is None:
-        admitted = Admitted(lane_of(cost.total, binding.expensive_cost), 0.0)
-        result = await _list_admitted(binding, connection, query, params, load, session, primary=primary)
+        admitted = Admitted(lane, 0.0)
+        result = await _list_admitted(
+            binding, connection, query, params, load, session, primary=primary, parallel=parallel
+        )
     else:
         async with admission.admitted(what, cost=cost.total, client=client) as admitted:
-            result = await _list_admitted(binding, connection, query, params, load, session, primary=primary)
+            result = await _list_admitted(
+                binding, connection, query, params, load, session, primary=primary, parallel=parallel
+            )
     observed(resource, client, cost, admitted)
     if resource.cost_headers:
         headers.update(cost_headers(cost, admitted))
@@ -211,6 +218,7 @@ async def _list_admitted(
     session: Any,
     *,
     primary: bool,
+    parallel: bool,
 ) -> ListResult:
     resource = binding.resource
     # The timeout starts now: time spent waiting for admission is bounded by its own queue_timeout.
@@ -223,6 +231,7 @@ async def _list_admitted(
         total_mode=resource.total_mode if may_estimate(resource, query) else "exact",
         exact_total_below=resource.exact_total_below,
         primary=primary,
+        parallel=parallel,
     )
     page = await _fetch(resource, query, context)
     window = query.window

@@ -228,3 +228,26 @@ def test_without_admission_a_list_still_has_the_lane_of_its_cost() -> None:
         assert (searched.headers["x-listing-lane"], searched.headers["x-listing-wait"]) == ("expensive", "0.000")
     with pytest.raises(ConfigurationError, match="expensive_cost must be > 0"):
         ListingPlugin([], expensive_cost=-1.0)
+
+
+class RecordingBackend(MemoryBackend):
+    """The memory backend, noting whether each list may run on several cores (``ListContext.parallel``)."""
+
+    def __init__(self) -> None:
+        super().__init__(GRAPH, ROWS)
+        self.parallel: list[bool] = []
+
+    async def fetch(self, query: ListQuery, context: ListContext) -> Page:
+        self.parallel.append(context.parallel)
+        return await super().fetch(query, context)
+
+
+@pytest.mark.parametrize("limit", [None, 2], ids=["without admission", "with admission"])
+def test_an_expensive_list_is_held_to_one_core_of_the_database(limit: int | None) -> None:
+    backend = RecordingBackend()
+    things = Resource("things", backend, search_fields=("name",))
+    app = Litestar(plugins=[ListingPlugin([things], max_concurrent_lists=limit, expensive_cost=12.0)])
+    with TestClient(app) as client:
+        assert client.get("/api/v1/things/").status_code == 200  # 10.05: cheap
+        assert client.get(f"/api/v1/things/?{EXPENSIVE}").status_code == 200  # 13.05: expensive
+    assert backend.parallel == [True, False]

@@ -7,7 +7,8 @@ only says how a compiled statement runs on each kind of connection.
 from __future__ import annotations
 
 from abc import abstractmethod
-from collections.abc import Callable, Coroutine, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Coroutine, Mapping, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
@@ -15,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from piccolo.engine.sqlite import dict_factory
 
 from litestar_listing.backends.relational.compiler import KEY_LABEL
-from litestar_listing.backends.relational.databases import database
+from litestar_listing.backends.relational.databases import database, local_settings_sql
 from litestar_listing.backends.relational.execution import Reader
 from litestar_listing.backends.relational.replicas import LAG_QUERY
 from litestar_listing.backends.relational.totals import may_count_apart, planner_rows
@@ -39,6 +40,8 @@ __all__ = (
     "TransactionReader",
     "replica_lag",
 )
+
+_SET_LOCAL = local_settings_sql("$1", "$2")
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +113,34 @@ class AsyncpgReader(PiccoloReader):
         sql, arguments = compiled
         rows = await self.connection.fetch(sql, *arguments, timeout=self.context.remaining())
         return self.engine.transform_response_to_dicts(rows)
+
+    @asynccontextmanager
+    async def limited(self) -> AsyncIterator[object]:
+        """For a list held to one core (``ListContext.parallel``), ``Database.parallel_setting`` at 0.
+
+        Set for the transaction only (``local_settings_sql``): on the caller's transaction, and
+        reset after; otherwise in a read-only transaction of the list's own around its statements,
+        so that nothing stays on a pooled connection or, behind a pooler, on another client's.
+        """
+        setting = self.database.parallel_setting
+        if self.context.parallel or setting is None:
+            yield None
+            return
+        connection = self.connection
+        if connection.is_in_transaction():
+            before = await self._configure({setting: "0"})
+            yield None
+            await self._configure(before)
+            return
+        async with connection.transaction(readonly=True):
+            await self._configure({setting: "0"})
+            yield None
+
+    async def _configure(self, settings: Mapping[str, str]) -> dict[str, str]:
+        rows = await self.connection.fetch(
+            _SET_LOCAL, list(settings), list(settings.values()), timeout=self.context.remaining()
+        )
+        return {str(row[0]): str(row[1]) for row in rows}
 
     async def count_apart(
         self, statements: Statements, values: Mapping[str, object]

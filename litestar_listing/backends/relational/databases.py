@@ -2,10 +2,10 @@
 
 A ``Database`` says how a list runs there, whatever the ORM: whether the planner gives an estimate
 of the rows (estimated totals), whether a count may run on a second connection beside the page,
-whether a statement gets its time limit from the server or from the SQLite guard, and whether the
-database can be a read replica. The backends look a database up by the name their ORM gives it
-(``database``); a database not listed is refused when the application starts, with a message that
-says which are supported (docs: design, "Execution").
+whether a statement gets its time limit from the server or from the SQLite guard, whether the
+database can be a read replica, and how a list is held to one of its cores. The backends look a
+database up by the name their ORM gives it (``database``); a database not listed is refused when the
+application starts, with a message that says which are supported (docs: design, "Execution").
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from types import MappingProxyType
 
 from litestar_listing.core.errors import ConfigurationError
 
-__all__ = ("DATABASES", "POSTGRESQL", "SQLITE", "Database", "database")
+__all__ = ("DATABASES", "POSTGRESQL", "SQLITE", "Database", "database", "local_settings_sql")
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +37,10 @@ class Database:
         local_reads: The database is a file that a list may read on a pooled connection of its
             own in a worker thread, its page and count in one call (the local read path of
             ``execution``), when the caller holds nothing.
+        parallel_setting: The setting that caps the parallel workers of each statement
+            (PostgreSQL's ``max_parallel_workers_per_gather``), set to 0 for the transaction of a
+            list held to one core (``ListContext.parallel``); None where a statement runs on one
+            core anyway (SQLite).
     """
 
     name: str
@@ -45,11 +49,18 @@ class Database:
     server_timeout: bool
     replicas: bool
     local_reads: bool
+    parallel_setting: str | None = None
 
 
 SQLITE = Database("sqlite", estimates=False, counts_apart=False, server_timeout=False, replicas=False, local_reads=True)
 POSTGRESQL = Database(
-    "postgresql", estimates=True, counts_apart=True, server_timeout=True, replicas=True, local_reads=False
+    "postgresql",
+    estimates=True,
+    counts_apart=True,
+    server_timeout=True,
+    replicas=True,
+    local_reads=False,
+    parallel_setting="max_parallel_workers_per_gather",
 )
 
 DATABASES: Mapping[str, Database] = MappingProxyType(
@@ -71,3 +82,18 @@ def database(name: str, backend: str) -> Database:
         msg = f"{backend} runs on {supported}, not {name!r}"
         raise ConfigurationError(msg)
     return found
+
+
+def local_settings_sql(names: str, values: str) -> str:
+    """PostgreSQL's statement that sets settings for the current transaction, one row per setting.
+
+    Each row is ``(name, value before, value now)``; ``set_config(..., true)`` is local to the
+    transaction, so a setting ends with it, a rollback to a savepoint undoes it, and nothing outlives
+    a transaction behind a pooler in transaction mode (``pooling``). ``names`` and ``values`` are the
+    driver's placeholders of two text arrays (``$1``/``$2`` for asyncpg, ``:names``/``:values`` for
+    SQLAlchemy).
+    """
+    return (
+        "SELECT s.name, current_setting(s.name), set_config(s.name, s.value, true)"  # noqa: S608 - placeholders only
+        f" FROM unnest(CAST({names} AS text[]), CAST({values} AS text[])) AS s(name, value)"
+    )

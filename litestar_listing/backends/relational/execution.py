@@ -92,7 +92,10 @@ class Reader(ABC, Generic[StatementsT]):
         return None
 
     def limited(self) -> AbstractAsyncContextManager[object]:
-        """The list's statements run within this block: where the time limit is set and reset, if anywhere."""
+        """The block the list's statements run in: where its settings are set and reset, if anywhere.
+
+        Its time limit, and its hold to one core (``ListContext.parallel``, ``Database.parallel_setting``).
+        """
         return nullcontext()
 
     @abstractmethod
@@ -206,7 +209,9 @@ class RelationalBackend(ABC, Generic[HandleT, NodeT, CompilerT, StatementsT]):
         statements = self._shapes.get(
             (compiler, shape, context.keyset, context.load), lambda: self.build(compiler, shape, context)
         )
-        beside = await reader.count_apart(statements, values) if context.total_mode == "exact" else None
+        # A list held to one core (``ListContext.parallel``) counts after its page, on the page's connection.
+        apart = context.total_mode == "exact" and context.parallel
+        beside = await reader.count_apart(statements, values) if apart else None
         async with count_beside(beside) as counting, reader.limited():
             rows, counted = await reader.page(
                 statements, values, count_too=lambda found: query.total_from_page(found) is None

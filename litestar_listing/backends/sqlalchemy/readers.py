@@ -14,12 +14,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Engine, Row, Select, exc, literal_column, text
-from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession, async_sessionmaker
 from sqlalchemy.orm import Session
 from sqlalchemy.pool import QueuePool
 
 from litestar_listing.backends.base import ListContext, driver_unavailable
-from litestar_listing.backends.relational.databases import database
+from litestar_listing.backends.relational.databases import database, local_settings_sql
 from litestar_listing.backends.relational.execution import Reader
 from litestar_listing.backends.relational.replicas import LAG_QUERY
 from litestar_listing.backends.relational.totals import may_count_apart, planner_rows
@@ -29,14 +29,9 @@ if TYPE_CHECKING:
     from litestar_listing.backends.sqlalchemy.rows import RowPlan
     from litestar_listing.core.query import ListQuery
 
-__all__ = ("EngineReader", "SessionReader", "Statements", "has_writes", "replica_lag", "unavailable")
+_SET_LOCAL = text(local_settings_sql(":names", ":values"))
 
-# Transaction-local, so it ends with the request's transaction (and is undone by a rollback to the
-# list's savepoint); the reset keeps a caller's own session as it was for statements after the list.
-_SET_TIMEOUT = text(
-    "SELECT current_setting('statement_timeout') AS previous, set_config('statement_timeout', :limit, true)"
-)
-_RESET_TIMEOUT = text("SELECT set_config('statement_timeout', :limit, true)")
+__all__ = ("EngineReader", "SessionReader", "Statements", "has_writes", "replica_lag", "unavailable")
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,7 +115,7 @@ class SessionReader(Reader[Statements]):
             try:
                 limit = _limit(context)
                 if limit is not None:
-                    await connection.execute(_SET_TIMEOUT, {"limit": limit})
+                    await _configure(connection, {"statement_timeout": limit})
                 return int((await connection.execute(statements.total, values)).scalar_one())
             finally:
                 await connection.close()
@@ -129,22 +124,30 @@ class SessionReader(Reader[Statements]):
 
     @asynccontextmanager
     async def limited(self) -> AsyncIterator[object]:
-        """The list's deadline as PostgreSQL's ``statement_timeout``, set on the session's connection and reset after.
+        """The list's settings on the session's connection, reset after: its deadline and its hold to one core.
 
-        The time left is measured once the pooled connection is the list's: waiting for it counts.
-        A list that fails leaves the reset to the rollback (of its transaction or its SAVEPOINT).
+        On PostgreSQL: ``statement_timeout``, the time left, measured once the pooled connection is
+        the list's (waiting for it counts); and, for a list held to one core
+        (``ListContext.parallel``), ``Database.parallel_setting`` at 0. A list that fails leaves the
+        reset to the rollback (of its transaction or its SAVEPOINT).
         """
-        if not self.database.server_timeout:
+        database = self.database
+        if not (database.server_timeout or database.parallel_setting):
             yield None
             return
         connection = await self.session.connection()
-        limit = _limit(self.context)
-        if limit is None:
+        settings: dict[str, str] = {}
+        limit = _limit(self.context) if database.server_timeout else None
+        if limit is not None:
+            settings["statement_timeout"] = limit
+        if database.parallel_setting and not self.context.parallel:
+            settings[database.parallel_setting] = "0"
+        if not settings:
             yield None
             return
-        previous = (await connection.execute(_SET_TIMEOUT, {"limit": limit})).scalar_one()
+        previous = await _configure(connection, settings)
         yield None
-        await connection.execute(_RESET_TIMEOUT, {"limit": previous})
+        await _configure(connection, previous)
 
     async def page(
         self, statements: Statements, values: Mapping[str, object], *, count_too: Callable[[int], bool]
@@ -245,6 +248,12 @@ def _load_apart(session: Session, statement: Select[Any], values: Mapping[str, o
     """
     with Session(bind=session.connection(), join_transaction_mode="rollback_only") as own:
         return list(own.execute(statement, values).unique().all())
+
+
+async def _configure(connection: AsyncConnection, settings: Mapping[str, str]) -> dict[str, str]:
+    """Set PostgreSQL ``settings`` (name -> value) for the connection's transaction; their values before."""
+    rows = await connection.execute(_SET_LOCAL, {"names": list(settings), "values": list(settings.values())})
+    return {str(name): str(before) for name, before, _ in rows}
 
 
 def _limit(context: ListContext) -> str | None:

@@ -1,0 +1,196 @@
+"""A list held to one core of PostgreSQL (``ListContext.parallel`` false), on both relational backends.
+
+The plugin holds the lists of its expensive lane to one core (docs: admission, "One core per
+expensive list"): their statements run with ``max_parallel_workers_per_gather`` at 0, for their
+transaction only, and their count after the page on the page's connection. Each item here carries a
+computed value that reads the setting as its statement runs, so what the server applied is read
+back from the answer; the server's own value comes from a connection of the test's own (asyncpg).
+Nothing may outlive the list: a caller's transaction reads the server's value again after it, and
+so does the next list on the same pooled connection.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import asyncpg
+import pytest
+from piccolo.columns import Integer as PiccoloInteger
+from piccolo.columns import Varchar
+from piccolo.engine.postgres import PostgresEngine
+from piccolo.querystring import QueryString
+from piccolo.table import Table
+from sqlalchemy import Integer, String, cast, event, func, insert, text
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, create_async_engine
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+from litestar_listing import ListContext, Resource
+from litestar_listing.backends.base import ListingBackend
+from litestar_listing.backends.piccolo import PiccoloBackend
+from litestar_listing.backends.sqlalchemy import SQLAlchemyBackend
+from litestar_listing.plugin.prepared import prepare
+from tests.conftest import async_url, postgres_database_url
+from tests.matrix import selected
+
+TARGETS = [target for target in selected(database="postgresql") if target.backend in {"sqlalchemy", "piccolo"}]
+pytestmark = pytest.mark.skipif(not TARGETS, reason="no relational backend on PostgreSQL is selected")
+
+SETTING = "max_parallel_workers_per_gather"
+NOTES = 12
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class Note(Base):
+    __tablename__ = "one_core_notes"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    text: Mapped[str] = mapped_column(String(50))
+
+
+class PiccoloNote(Table, tablename="one_core_notes"):
+    text = Varchar(length=50)
+
+
+def sqlalchemy_backend() -> SQLAlchemyBackend:
+    return SQLAlchemyBackend(Note, computed={"workers": cast(func.current_setting(SETTING), Integer)})
+
+
+def piccolo_backend() -> PiccoloBackend:
+    workers = QueryString(f"CAST(current_setting('{SETTING}') AS INTEGER)")
+    return PiccoloBackend(PiccoloNote, computed={"workers": (workers, PiccoloInteger())})
+
+
+@pytest.fixture(scope="module")
+async def url() -> str:
+    location = postgres_database_url("listing_one_core")
+    connection = await asyncpg.connect(location)
+    try:
+        await connection.execute("DROP TABLE IF EXISTS one_core_notes")
+        await connection.execute("CREATE TABLE one_core_notes (id serial PRIMARY KEY, text varchar(50) NOT NULL)")
+        await connection.executemany(
+            "INSERT INTO one_core_notes (text) VALUES ($1)", [(f"note {n}",) for n in range(NOTES)]
+        )
+    finally:
+        await connection.close()
+    return location
+
+
+async def server_setting(url: str) -> int:
+    """The setting as the server gives it to a new connection (the test's own, not the backend's)."""
+    connection = await asyncpg.connect(url)
+    try:
+        return int(await connection.fetchval(f"SHOW {SETTING}"))
+    finally:
+        await connection.close()
+
+
+async def listed(backend: ListingBackend, context: ListContext) -> tuple[list[int], set[int], int]:
+    """The page's ids, the setting each item's statement ran under, and the total."""
+    resource = Resource("notes", backend)
+    query = prepare(resource).parser.parse([("count", "5"), ("order_by", "id")], [])
+    page = await backend.fetch(query, context)
+    return [item["id"] for item in page.items], {item["workers"] for item in page.items}, page.total
+
+
+@pytest.fixture
+async def sqlalchemy_engine(url: str) -> AsyncIterator[AsyncEngine]:
+    if not selected(backend="sqlalchemy", database="postgresql"):
+        pytest.skip("SQLAlchemy on PostgreSQL is not selected")
+    engine = create_async_engine(async_url(url), pool_size=4)
+    yield engine
+    await engine.dispose()
+
+
+@pytest.fixture
+async def piccolo_engine(url: str) -> AsyncIterator[PostgresEngine]:
+    if not selected(backend="piccolo", database="postgresql"):
+        pytest.skip("Piccolo on PostgreSQL is not selected")
+    engine = PostgresEngine(config={"dsn": url})
+    await engine.start_connection_pool(min_size=4, max_size=4)
+    previous = PiccoloNote._meta._db
+    PiccoloNote._meta._db = engine
+    yield engine
+    PiccoloNote._meta._db = previous
+    await engine.close_connection_pool()
+
+
+FIRST_PAGE = [1, 2, 3, 4, 5]
+
+
+@contextmanager
+def connections(engine: AsyncEngine) -> Iterator[list[tuple[int, str]]]:
+    """The (DBAPI connection, statement kind) of each statement ``engine`` runs."""
+    seen: list[tuple[int, str]] = []
+
+    def record(connection: Any, _cursor: Any, statement: str, *_: Any) -> None:
+        kind = "count" if "count(" in statement.lower() else "page" if "FROM one_core_notes" in statement else "other"
+        seen.append((id(connection.connection.dbapi_connection), kind))
+
+    event.listen(engine.sync_engine, "before_cursor_execute", record)
+    try:
+        yield seen
+    finally:
+        event.remove(engine.sync_engine, "before_cursor_execute", record)
+
+
+async def _idle(engine: AsyncEngine, count: int) -> None:
+    """Leave ``count`` connections idle in the pool (so that a count may run apart)."""
+    held = [await engine.connect().start() for _ in range(count)]
+    for connection in held:
+        await connection.close()
+
+
+# ---------------------------------------------------------------- SQLAlchemy
+@pytest.mark.parametrize("parallel", [True, False], ids=["parallel", "one core"])
+async def test_sqlalchemy_holds_a_list_to_one_core_for_its_transaction(
+    sqlalchemy_engine: AsyncEngine, url: str, parallel: bool
+) -> None:
+    default = await server_setting(url)
+    assert default > 0  # otherwise the test could not tell the two apart
+    await _idle(sqlalchemy_engine, 2)
+    with connections(sqlalchemy_engine) as seen:
+        async with AsyncSession(sqlalchemy_engine) as session:
+            ids, workers, total = await listed(sqlalchemy_backend(), ListContext(session=session, parallel=parallel))
+    assert (ids, total) == (FIRST_PAGE, NOTES)
+    assert workers == ({default} if parallel else {0})
+    used = {connection for connection, kind in seen if kind in {"page", "count"}}
+    assert len(used) == (2 if parallel else 1)  # one core: the count after the page, on its connection
+    # The next list on the pool's connections runs under the server's value again.
+    async with AsyncSession(sqlalchemy_engine) as session:
+        assert (await listed(sqlalchemy_backend(), ListContext(session=session)))[1] == {default}
+
+
+async def test_sqlalchemy_leaves_the_callers_transaction_as_it_was(sqlalchemy_engine: AsyncEngine, url: str) -> None:
+    default = await server_setting(url)
+    async with AsyncSession(sqlalchemy_engine) as session, session.begin():
+        await session.execute(insert(Note).values(id=100, text="uncommitted"))
+        ids, workers, total = await listed(sqlalchemy_backend(), ListContext(session=session, parallel=False))
+        assert (ids, workers, total) == (FIRST_PAGE, {0}, NOTES + 1)
+        assert int((await session.execute(text(f"SHOW {SETTING}"))).scalar_one()) == default
+        await session.rollback()
+
+
+# ---------------------------------------------------------------- Piccolo
+@pytest.mark.parametrize("parallel", [True, False], ids=["parallel", "one core"])
+async def test_piccolo_holds_a_list_to_one_core_for_its_transaction(
+    piccolo_engine: PostgresEngine, url: str, parallel: bool
+) -> None:
+    default = await server_setting(url)
+    ids, workers, total = await listed(piccolo_backend(), ListContext(session=piccolo_engine, parallel=parallel))
+    assert (ids, workers, total) == (FIRST_PAGE, {default} if parallel else {0}, NOTES)
+    for _ in range(4):  # every connection of the pool: none kept the list's setting
+        assert (await listed(piccolo_backend(), ListContext(session=piccolo_engine)))[1] == {default}
+
+
+async def test_piccolo_leaves_the_callers_transaction_as_it_was(piccolo_engine: PostgresEngine, url: str) -> None:
+    default = await server_setting(url)
+    async with piccolo_engine.transaction() as transaction:
+        await PiccoloNote.insert(PiccoloNote(id=100, text="uncommitted"))
+        ids, workers, total = await listed(piccolo_backend(), ListContext(session=piccolo_engine, parallel=False))
+        assert (ids, workers, total) == (FIRST_PAGE, {0}, NOTES + 1)
+        assert int(await transaction.connection.fetchval(f"SHOW {SETTING}")) == default
+        await transaction.rollback()
