@@ -11,9 +11,7 @@ so does the next list on the same pooled connection.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
-from contextlib import contextmanager
-from typing import Any
+from collections.abc import AsyncIterator
 
 import asyncpg
 import pytest
@@ -22,7 +20,7 @@ from piccolo.columns import Varchar
 from piccolo.engine.postgres import PostgresEngine
 from piccolo.querystring import QueryString
 from piccolo.table import Table
-from sqlalchemy import Integer, String, cast, event, func, insert, text
+from sqlalchemy import Integer, String, cast, func, insert, text
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, create_async_engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -31,6 +29,7 @@ from litestar_listing.backends.base import ListingBackend
 from litestar_listing.backends.piccolo import PiccoloBackend
 from litestar_listing.backends.sqlalchemy import SQLAlchemyBackend
 from litestar_listing.plugin.prepared import prepare
+from tests.backends.engines import connections, idle
 from tests.conftest import async_url, postgres_database_url
 from tests.matrix import selected
 
@@ -121,29 +120,6 @@ async def piccolo_engine(url: str) -> AsyncIterator[PostgresEngine]:
 FIRST_PAGE = [1, 2, 3, 4, 5]
 
 
-@contextmanager
-def connections(engine: AsyncEngine) -> Iterator[list[tuple[int, str]]]:
-    """The (DBAPI connection, statement kind) of each statement ``engine`` runs."""
-    seen: list[tuple[int, str]] = []
-
-    def record(connection: Any, _cursor: Any, statement: str, *_: Any) -> None:
-        kind = "count" if "count(" in statement.lower() else "page" if "FROM one_core_notes" in statement else "other"
-        seen.append((id(connection.connection.dbapi_connection), kind))
-
-    event.listen(engine.sync_engine, "before_cursor_execute", record)
-    try:
-        yield seen
-    finally:
-        event.remove(engine.sync_engine, "before_cursor_execute", record)
-
-
-async def _idle(engine: AsyncEngine, count: int) -> None:
-    """Leave ``count`` connections idle in the pool (so that a count may run apart)."""
-    held = [await engine.connect().start() for _ in range(count)]
-    for connection in held:
-        await connection.close()
-
-
 # ---------------------------------------------------------------- SQLAlchemy
 @pytest.mark.parametrize("parallel", [True, False], ids=["parallel", "one core"])
 async def test_sqlalchemy_holds_a_list_to_one_core_for_its_transaction(
@@ -151,8 +127,8 @@ async def test_sqlalchemy_holds_a_list_to_one_core_for_its_transaction(
 ) -> None:
     default = await server_setting(url)
     assert default > 0  # otherwise the test could not tell the two apart
-    await _idle(sqlalchemy_engine, 2)
-    with connections(sqlalchemy_engine) as seen:
+    await idle(sqlalchemy_engine, 2)
+    with connections(sqlalchemy_engine, "one_core_notes") as seen:
         async with AsyncSession(sqlalchemy_engine) as session:
             ids, workers, total = await listed(sqlalchemy_backend(), ListContext(session=session, parallel=parallel))
     assert (ids, total) == (FIRST_PAGE, NOTES)

@@ -21,7 +21,7 @@ from sqlalchemy.pool import StaticPool
 from litestar_listing import ListContext, Resource
 from litestar_listing.backends.sqlalchemy import SQLAlchemyBackend, prepare_engine, read_engine
 from litestar_listing.plugin.prepared import prepare
-from tests.backends.engines import sqlite_engine
+from tests.backends.engines import connections, idle, sqlite_engine
 from tests.conftest import async_url, postgres_database_url
 from tests.matrix import selected
 
@@ -142,32 +142,9 @@ async def postgresql() -> AsyncIterator[AsyncEngine]:
     await engine.dispose()
 
 
-@contextmanager
-def connections(engine: AsyncEngine) -> Iterator[list[tuple[int, str]]]:
-    """The (DBAPI connection, statement kind) of each statement ``engine`` runs."""
-    seen: list[tuple[int, str]] = []
-
-    def record(connection: Any, _cursor: Any, statement: str, *_: Any) -> None:
-        kind = "count" if "count(" in statement.lower() else "page" if "FROM notes" in statement else "other"
-        seen.append((id(connection.connection.dbapi_connection), kind))
-
-    event.listen(engine.sync_engine, "before_cursor_execute", record)
-    try:
-        yield seen
-    finally:
-        event.remove(engine.sync_engine, "before_cursor_execute", record)
-
-
-async def _idle(engine: AsyncEngine, count: int) -> None:
-    """Leave ``count`` connections idle in the pool."""
-    held = [await engine.connect().start() for _ in range(count)]
-    for connection in held:
-        await connection.close()
-
-
 async def test_the_count_runs_on_an_idle_connection_beside_the_page(postgresql: AsyncEngine) -> None:
-    await _idle(postgresql, 2)
-    with connections(postgresql) as seen:
+    await idle(postgresql, 2)
+    with connections(postgresql, "notes") as seen:
         async with AsyncSession(postgresql) as session:
             assert await _list(session) == ([1, 2, 3, 4, 5], NOTES)
     used = {kind: connection for connection, kind in seen if kind != "other"}
@@ -177,8 +154,8 @@ async def test_the_count_runs_on_an_idle_connection_beside_the_page(postgresql: 
 
 async def test_a_pool_with_room_opens_the_second_connection(postgresql: AsyncEngine) -> None:
     # No idle connection besides the session's, but fewer than pool_size checked out: a new one.
-    await _idle(postgresql, 1)
-    with connections(postgresql) as seen:
+    await idle(postgresql, 1)
+    with connections(postgresql, "notes") as seen:
         async with AsyncSession(postgresql) as session:
             assert await _list(session) == ([1, 2, 3, 4, 5], NOTES)
     assert len({connection for connection, kind in seen if kind != "other"}) == 2
@@ -187,7 +164,7 @@ async def test_a_pool_with_room_opens_the_second_connection(postgresql: AsyncEng
 async def test_a_full_pool_counts_after_the_page_on_the_same_connection(postgresql: AsyncEngine) -> None:
     engine = create_async_engine(postgresql.url, pool_size=1, max_overflow=0)
     try:
-        with connections(engine) as seen:
+        with connections(engine, "notes") as seen:
             async with AsyncSession(engine) as session:
                 assert await _list(session) == ([1, 2, 3, 4, 5], NOTES)
         assert len({connection for connection, kind in seen if kind != "other"}) == 1
@@ -201,7 +178,7 @@ async def test_a_pool_with_room_for_one_connection_counts_after_the_page(postgre
     engine = create_async_engine(postgresql.url, pool_size=2, max_overflow=0, pool_timeout=5)
     elsewhere = await engine.connect().start()
     try:
-        with connections(engine) as seen:
+        with connections(engine, "notes") as seen:
             async with AsyncSession(engine) as session:
                 assert await _list(session) == ([1, 2, 3, 4, 5], NOTES)
         assert [kind for _, kind in seen if kind != "other"] == ["page", "count"]
@@ -218,7 +195,7 @@ async def test_a_busy_pool_counts_after_the_page(postgresql: AsyncEngine, lent: 
     engine = create_async_engine(postgresql.url, pool_size=10)
     elsewhere = [await engine.connect().start() for _ in range(lent)]
     try:
-        with connections(engine) as seen:
+        with connections(engine, "notes") as seen:
             async with AsyncSession(engine) as session:
                 assert await _list(session) == ([1, 2, 3, 4, 5], NOTES)
         assert len({connection for connection, kind in seen if kind != "other"}) == (2 if apart else 1)
@@ -229,8 +206,8 @@ async def test_a_busy_pool_counts_after_the_page(postgresql: AsyncEngine, lent: 
 
 
 async def test_a_session_with_writes_counts_them_on_its_own_connection(postgresql: AsyncEngine) -> None:
-    await _idle(postgresql, 2)
-    with connections(postgresql) as seen:
+    await idle(postgresql, 2)
+    with connections(postgresql, "notes") as seen:
         async with AsyncSession(postgresql) as session:
             session.add(Note(id=100, text="uncommitted"))
             await session.flush()
