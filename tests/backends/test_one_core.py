@@ -170,5 +170,5 @@ async def test_piccolo_leaves_the_callers_transaction_as_it_was(piccolo_engine: 
         assert (ids, workers, total) == (FIRST_PAGE, {0}, NOTES + 1)  # the list saw the transaction's row
         connection = transaction.connection
         assert connection is not None
-        assert int(await connection.fetchval(f"SHOW {SETTING}")) == default
+        assert int(str(await connection.fetchval(f"SHOW {SETTING}"))) == default
         await PiccoloNote.delete().where(PiccoloNote._meta.primary_key == 100)
