@@ -16,11 +16,10 @@ from typing import Any
 
 from advanced_alchemy.extensions.litestar import EngineConfig, SQLAlchemyAsyncConfig, SQLAlchemyPlugin
 from beanie import init_beanie
-from litestar import Litestar, Request, Response, get
+from litestar import Litestar, Request, get
 from litestar.connection import ASGIConnection
 from litestar.datastructures import State
 from litestar.exceptions import NotAuthorizedException
-from litestar.exceptions.responses import create_exception_response
 from litestar.middleware import AbstractAuthenticationMiddleware, AuthenticationResult, DefineMiddleware
 from litestar.plugins import PluginProtocol
 from litestar.types import LifespanHook
@@ -42,6 +41,7 @@ from litestar_listing import (
     ListingPlugin,
     Resource,
     RowPolicy,
+    bearer_challenge,
     owner_scope,
     request_policies,
     tenant_scope,
@@ -64,7 +64,6 @@ __all__ = (
     "EXAMPLES",
     "DemoBackends",
     "beanie_backends",
-    "bearer_challenge",
     "create_app",
     "demo_app",
     "demo_backends",
@@ -169,21 +168,6 @@ class DemoAuthentication(AbstractAuthenticationMiddleware):
 
 DEMO_REALM = "litestar-listing demo"
 """The ``realm`` of the demo's ``WWW-Authenticate: Bearer`` challenge."""
-
-
-def bearer_challenge(request: Request[Any, Any, Any], exc: NotAuthorizedException) -> Response[Any]:
-    """Answer every 401 of the demo with the challenge that says how to authenticate.
-
-    A 401 must carry a ``WWW-Authenticate`` challenge (RFC 9110, section 11.6.1); the demo's is
-    RFC 6750's ``Bearer``, with ``error="invalid_token"`` when the request sent credentials that were
-    refused. The 401s come from ``DemoAuthentication`` (an unknown token) and from the scopes and
-    row policies (no user), which cannot know the scheme (docs: scoping, "The 401 and its challenge").
-    """
-    challenge = f'Bearer realm="{DEMO_REALM}"'
-    if "authorization" in request.headers:
-        challenge += ', error="invalid_token"'
-    headers = {"WWW-Authenticate": challenge, **(exc.headers or {})}
-    return create_exception_response(request, NotAuthorizedException(exc.detail, headers=headers, extra=exc.extra))
 
 
 # ------------------------------------------------------------------------------------------ SQLAlchemy
@@ -719,7 +703,7 @@ def demo_app(
             ),
         ],
         middleware=[DefineMiddleware(DemoAuthentication, exclude=["/schema"])],
-        exception_handlers={NotAuthorizedException: bearer_challenge},
+        exception_handlers={NotAuthorizedException: bearer_challenge(DEMO_REALM)},
         on_startup=[hook for part in backends for hook in part.on_startup],
         on_shutdown=[hook for part in backends for hook in part.on_shutdown],
         state=State({"examples": examples(listed)}),

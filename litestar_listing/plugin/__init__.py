@@ -16,7 +16,7 @@ from litestar_listing.plugin.routes import (
     provide_page,
     provide_query,
 )
-from litestar_listing.plugin.scoping import ScopeRule, UserSource, owner_scope, tenant_scope
+from litestar_listing.plugin.scoping import ScopeRule, UserSource, bearer_challenge, owner_scope, tenant_scope
 
 __all__ = (
     "CostBudget",
@@ -31,6 +31,7 @@ __all__ = (
     "RowPolicy",
     "ScopeRule",
     "UserSource",
+    "bearer_challenge",
     "client_of",
     "list_resource",
     "listing_operation",

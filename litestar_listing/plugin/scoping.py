@@ -2,7 +2,8 @@
 
 A ``ScopeRule`` reads the request (usually ``request.user``) and returns field -> value equalities;
 ``binding.forced_filters`` turns them into the forced filters the engine ANDs outside the client's
-filters (docs: query language, "Forced filters"). ``tenant_scope`` and ``owner_scope`` are the presets.
+filters (docs: query language, "Forced filters"). ``tenant_scope`` and ``owner_scope`` are the presets;
+``bearer_challenge`` gives the 401 they raise the challenge an application's scheme needs.
 """
 
 from __future__ import annotations
@@ -11,12 +12,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
+from litestar import Request, Response
 from litestar.connection import ASGIConnection
 from litestar.exceptions import NotAuthorizedException, PermissionDeniedException
+from litestar.exceptions.responses import create_exception_response
 
 from litestar_listing.core.errors import ConfigurationError
 
-__all__ = ("ScopeRule", "UserSource", "owner_scope", "tenant_scope")
+__all__ = ("ScopeRule", "UserSource", "bearer_challenge", "owner_scope", "tenant_scope")
 
 UserSource: TypeAlias = Literal["user", "auth"] | Callable[[ASGIConnection[Any, Any, Any, Any]], object]
 """Where a preset finds the user: ``"user"`` (``request.user``, what the authentication middleware
@@ -182,3 +185,38 @@ def owner_scope(
         return {field: _scoped_value(current, user_attribute)}
 
     return ScopeRule((field,), build)
+
+
+def bearer_challenge(
+    realm: str,
+) -> Callable[[Request[Any, Any, Any], NotAuthorizedException], Response[Any]]:
+    """An exception handler that gives every 401 a ``WWW-Authenticate: Bearer`` challenge.
+
+    A 401 must say how to authenticate (RFC 9110, section 11.6.1), and the scopes, the row policies
+    and Litestar's own ``JWTAuth`` raise ``NotAuthorizedException`` without the header, as they cannot
+    know the scheme. Register it for the whole application (docs: scoping, "The 401 and its challenge")::
+
+        Litestar(..., exception_handlers={NotAuthorizedException: bearer_challenge("tickets")})
+
+    The answer is Litestar's own error response with ``WWW-Authenticate: Bearer realm="<realm>"``,
+    and ``, error="invalid_token"`` when the request sent an ``Authorization`` header that was
+    refused (RFC 6750, section 3); headers the exception carries are kept, and win.
+
+    Args:
+        realm: The protection space's name, sent as a quoted string.
+
+    Raises:
+        ConfigurationError: ``realm`` is empty or holds a quote, a backslash or a control character.
+    """
+    if not realm or any(character in '"\\' or not character.isprintable() for character in realm):
+        msg = f"bearer_challenge needs a realm of printable characters without quotes or backslashes, not {realm!r}"
+        raise ConfigurationError(msg)
+
+    def challenge(request: Request[Any, Any, Any], exc: NotAuthorizedException) -> Response[Any]:
+        header = f'Bearer realm="{realm}"'
+        if "authorization" in request.headers:
+            header += ', error="invalid_token"'
+        headers = {"WWW-Authenticate": header, **(exc.headers or {})}
+        return create_exception_response(request, NotAuthorizedException(exc.detail, headers=headers, extra=exc.extra))
+
+    return challenge

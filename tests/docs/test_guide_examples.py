@@ -569,10 +569,11 @@ def test_scopes_read_the_claims_of_litestar_jwt_auth(clients: Clients) -> None:
     ],
 )
 @pytest.mark.parametrize("path", ["/api/v1/tickets/", "/api/v1/my-tickets/"])
-def test_jwt_401s_carry_a_bearer_challenge(
-    clients: Clients, path: str, authorization: str | None, challenge: str
+@pytest.mark.parametrize("example", ["jwt", "scoping"])
+def test_401s_carry_a_bearer_challenge(
+    clients: Clients, example: str, path: str, authorization: str | None, challenge: str
 ) -> None:
-    client = clients["jwt"]
+    client = clients[example]
     headers = {"Authorization": authorization} if authorization else {}
     got, head = client.get(path, headers=headers), client.head(path, headers=headers)
     assert (got.status_code, head.status_code) == (401, 401)

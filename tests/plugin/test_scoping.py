@@ -13,10 +13,19 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from litestar import Litestar
+from litestar import Litestar, get
+from litestar.exceptions import NotAuthorizedException
 from litestar.testing import TestClient
 
-from litestar_listing import ListingPlugin, MemoryBackend, Resource, ScopeRule, owner_scope, tenant_scope
+from litestar_listing import (
+    ListingPlugin,
+    MemoryBackend,
+    Resource,
+    ScopeRule,
+    bearer_challenge,
+    owner_scope,
+    tenant_scope,
+)
 from litestar_listing.core.errors import ConfigurationError
 from tests.apps import user_from_header
 from tests.plugin.test_plugin import ROWS
@@ -154,3 +163,24 @@ def test_bad_declarations_are_configuration_errors() -> None:
         owner_scope("owner_id", user="session")  # type: ignore[arg-type]
     with pytest.raises(ConfigurationError, match="anonymous must be"):
         tenant_scope("owner_id", anonymous="maybe")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("realm", ["", 'say "hi"', "back\\slash", "new\nline"])
+def test_a_challenge_realm_that_cannot_be_a_quoted_string_is_refused(realm: str) -> None:
+    with pytest.raises(ConfigurationError, match="bearer_challenge needs a realm"):
+        bearer_challenge(realm)
+
+
+def test_a_challenge_keeps_the_exceptions_own_headers() -> None:
+    def refuse() -> None:
+        raise NotAuthorizedException("no", headers={"WWW-Authenticate": 'Basic realm="x"', "X-Why": "test"})
+
+    app = Litestar(
+        route_handlers=[get("/refused", sync_to_thread=False)(refuse)],
+        exception_handlers={NotAuthorizedException: bearer_challenge("api")},
+    )
+    with TestClient(app) as client:
+        answer = client.get("/refused")
+    assert answer.status_code == 401
+    assert (answer.headers["www-authenticate"], answer.headers["x-why"]) == ('Basic realm="x"', "test")
+    assert answer.json() == {"status_code": 401, "detail": "no"}

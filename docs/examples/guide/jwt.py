@@ -5,15 +5,14 @@ from pathlib import Path
 from typing import Any
 
 from advanced_alchemy.extensions.litestar import SQLAlchemyAsyncConfig, SQLAlchemyPlugin
-from litestar import Litestar, Request, Response
+from litestar import Litestar
 from litestar.connection import ASGIConnection
 from litestar.exceptions import NotAuthorizedException
-from litestar.exceptions.responses import create_exception_response
 from litestar.security.jwt import JWTAuth, Token
 from sqlalchemy import String
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-from litestar_listing import ListingPlugin, Resource, owner_scope, tenant_scope
+from litestar_listing import ListingPlugin, Resource, bearer_challenge, owner_scope, tenant_scope
 from litestar_listing.backends.sqlalchemy import SQLAlchemyBackend
 
 
@@ -67,19 +66,6 @@ by_claims = Resource(
 # end-example jwt
 
 
-# start-example challenge
-def bearer_challenge(request: Request[Any, Any, Any], exc: NotAuthorizedException) -> Response[Any]:
-    """Every 401, JWTAuth's and the scopes', says how to authenticate (RFC 9110, section 11.6.1)."""
-    challenge = 'Bearer realm="tickets"'
-    if "authorization" in request.headers:  # credentials were sent and refused (RFC 6750, section 3)
-        challenge += ', error="invalid_token"'
-    headers = {"WWW-Authenticate": challenge, **(exc.headers or {})}
-    return create_exception_response(request, NotAuthorizedException(exc.detail, headers=headers, extra=exc.extra))
-
-
-# end-example challenge
-
-
 async def seed() -> None:
     async with config.get_engine().begin() as connection:
         await connection.run_sync(Base.metadata.drop_all)
@@ -100,10 +86,13 @@ async def dispose() -> None:
     await config.get_engine().dispose()
 
 
+# start-example challenge
 app = Litestar(
     plugins=[SQLAlchemyPlugin(config=config), ListingPlugin([tickets, my_tickets, by_claims])],
     on_app_init=[jwt_auth.on_app_init],
-    exception_handlers={NotAuthorizedException: bearer_challenge},
+    # Every 401, JWTAuth's and the scopes', says how to authenticate (RFC 9110, section 11.6.1).
+    exception_handlers={NotAuthorizedException: bearer_challenge("tickets")},
     on_startup=[seed],
     on_shutdown=[dispose],
 )
+# end-example challenge

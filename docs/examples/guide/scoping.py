@@ -14,7 +14,7 @@ from litestar.middleware import AbstractAuthenticationMiddleware, Authentication
 from sqlalchemy import String
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-from litestar_listing import ListingPlugin, Resource, ScopeRule, owner_scope, tenant_scope
+from litestar_listing import ListingPlugin, Resource, ScopeRule, bearer_challenge, owner_scope, tenant_scope
 from litestar_listing.backends.sqlalchemy import SQLAlchemyBackend
 
 
@@ -128,6 +128,7 @@ async def dispose() -> None:
 app = Litestar(
     plugins=[SQLAlchemyPlugin(config=config), ListingPlugin([tickets, my_tickets, tickets_any])],
     middleware=[DefineMiddleware(BearerAuthentication, exclude=["/schema"])],
+    exception_handlers={NotAuthorizedException: bearer_challenge("tickets")},
     on_startup=[seed],
     on_shutdown=[dispose],
 )
