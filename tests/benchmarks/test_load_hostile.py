@@ -236,3 +236,16 @@ def test_a_cell_of_refused_requests_is_shown_but_not_held_to_the_targets(hostile
     assert hostile._passed_text(failed) == "**no** (not held: refused)"
     assert hostile._passed_text({"passed": True, "targeted": True}) == "yes"
     assert hostile._passed_text({"passed": False}) == "**no**"  # a run from before the ceiling: all held
+
+
+def test_the_short_profile_runs_each_database_and_each_backend_once(hostile: ModuleType) -> None:
+    short = hostile.parse(["--short"])
+    assert short.combinations == (("sqlite", "sqlalchemy"), ("postgresql", "piccolo"))
+    assert short.databases == ("sqlite", "postgresql")
+    assert {cell.request for cell in short.cells} == hostile.TARGETED  # only the cells a run is held to
+    full = hostile.parse([])
+    assert len(full.combinations) == 4
+    assert hostile.parse(["--short", "--database", "postgresql"]).combinations == (
+        ("postgresql", "sqlalchemy"),
+        ("postgresql", "piccolo"),
+    )
