@@ -238,14 +238,15 @@ def test_a_cell_of_refused_requests_is_shown_but_not_held_to_the_targets(hostile
     assert hostile._passed_text({"passed": False}) == "**no**"  # a run from before the ceiling: all held
 
 
-def test_the_short_profile_runs_each_database_and_each_backend_once(hostile: ModuleType) -> None:
-    short = hostile.parse(["--short"])
+def test_the_short_profile_runs_each_database_and_each_backend_once(hostile: ModuleType, tmp_path: Path) -> None:
+    logs = ["--log-dir", str(tmp_path)]  # parsing makes the folder of the run's logs
+    short = hostile.parse(["--short", *logs])
     assert short.combinations == (("sqlite", "sqlalchemy"), ("postgresql", "piccolo"))
     assert short.databases == ("sqlite", "postgresql")
     assert {cell.request for cell in short.cells} == hostile.TARGETED  # only the cells a run is held to
-    full = hostile.parse([])
+    full = hostile.parse(logs)
     assert len(full.combinations) == 4
-    assert hostile.parse(["--short", "--database", "postgresql"]).combinations == (
+    assert hostile.parse(["--short", "--database", "postgresql", *logs]).combinations == (
         ("postgresql", "sqlalchemy"),
         ("postgresql", "piccolo"),
     )
