@@ -217,7 +217,9 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     default_short = os.environ.get("LISTING_FUZZ_PROFILE", "") == "short"
     parser.add_argument("--short", action="store_true", default=default_short, help="the CI profile")
     parser.add_argument("--backends", nargs="+", choices=SQL_BACKENDS, default=list(SQL_BACKENDS))
-    parser.add_argument("--databases", nargs="+", choices=SQL_DATABASES, default=list(SQL_DATABASES))
+    parser.add_argument(
+        "--databases", nargs="+", choices=SQL_DATABASES, help="default: both, PostgreSQL skipped when unreachable"
+    )
     parser.add_argument("--max-examples", type=int, help="override the profile's test cases per operation")
     parser.add_argument(
         "--workers", type=int, default=1, help="schemathesis workers (default 1: more generate fewer cases)"
@@ -236,7 +238,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     profile = PROFILES["short" if options.short else "full"]
     say(f"fuzz: schemathesis, {profile.name} profile ({profile.phases}); checks: {', '.join(CHECKS)}")
     say("databases (the demo's loader, once per database):")
-    urls, notes = prepare_databases(options.databases)
+    urls, notes = prepare_databases(options.databases or SQL_DATABASES, chosen=options.databases is not None)
     combos = combinations(urls, options.backends)
     mongodb = os.environ.get("MONGODB_URL")
     if mongodb:

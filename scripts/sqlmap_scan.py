@@ -216,7 +216,9 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     default_short = os.environ.get("LISTING_SQLMAP_PROFILE", "") == "short"
     parser.add_argument("--short", action="store_true", default=default_short, help="the CI profile")
     parser.add_argument("--backends", nargs="+", choices=SQL_BACKENDS, default=list(SQL_BACKENDS))
-    parser.add_argument("--databases", nargs="+", choices=SQL_DATABASES, default=list(SQL_DATABASES))
+    parser.add_argument(
+        "--databases", nargs="+", choices=SQL_DATABASES, help="default: both, PostgreSQL skipped when unreachable"
+    )
     parser.add_argument("--parameters", nargs="+", help="only these parameters (names from PARAMETERS)")
     parser.add_argument("--out", type=Path, default=ROOT / "build" / "hostile" / "sqlmap", help="sqlmap's files")
     return parser.parse_args(argv)
@@ -242,7 +244,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"{len(names)} parameters of /api/v1/flights/"
     )
     say("databases (the demo's loader, once per database):")
-    urls, notes = prepare_databases(options.databases)
+    urls, notes = prepare_databases(options.databases or SQL_DATABASES, chosen=options.databases is not None)
     for note in notes:
         say(f"  {note}")
     say("  beanie: not scanned, sqlmap attacks SQL databases (the document store gets schemathesis only)")

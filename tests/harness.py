@@ -214,7 +214,7 @@ def load_demo(url: str, *, backend: str | None = None) -> float:
 
 
 def prepare_databases(
-    databases: Sequence[str], postgres_database: str = "litestar_listing_hostile"
+    databases: Sequence[str], postgres_database: str = "litestar_listing_hostile", *, chosen: bool = False
 ) -> tuple[dict[str, str], list[str]]:
     """Load the demo data into each of ``databases`` unless it is there already.
 
@@ -222,13 +222,15 @@ def prepare_databases(
         databases: Among ``sqlite`` (the demo's cached file) and ``postgresql`` (the database
             ``postgres_database`` on the server of ``LISTING_POSTGRES_URL``, created if missing).
         postgres_database: The PostgreSQL database's name.
+        chosen: The caller named ``databases`` (a command line's ``--databases``), so each must run.
 
     Returns:
         ``{database: URL for --database}`` of the usable databases, and a note per skipped one
-        (PostgreSQL unreachable). Under ``CI=true`` an unreachable PostgreSQL is an error instead.
+        (PostgreSQL unreachable). Under ``CI=true``, or when ``chosen``, an unreachable PostgreSQL
+        is an error instead.
 
     Raises:
-        ServerError: Loading failed, or PostgreSQL is unreachable under ``CI=true``.
+        ServerError: Loading failed, or PostgreSQL is unreachable under ``CI=true`` or ``chosen``.
     """
     from litestar_listing.demo.data import default_sqlite_path
 
@@ -240,8 +242,9 @@ def prepare_databases(
             try:
                 ensure_postgres_database(url)
             except ServerError as error:
-                if _IN_CI:
-                    msg = f"{error} (CI=true: a missing database is a failure)"
+                if _IN_CI or chosen:
+                    why = "CI=true" if _IN_CI else "--databases names it"
+                    msg = f"{error} ({why}: a missing database is a failure)"
                     raise ServerError(msg) from error
                 skipped.append(f"postgresql: skipped, {error}")
                 continue

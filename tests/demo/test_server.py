@@ -15,11 +15,13 @@ import httpx
 import pytest
 
 from litestar_listing.demo.cli import DEMO_BUDGET_UNITS
+from tests import harness
 from tests.conftest import demo_sqlite_copy
 from tests.harness import (
     SCHEMA_PATH,
     Combination,
     ServerError,
+    free_port,
     load_demo,
     serve_demo,
     server_errors,
@@ -70,3 +72,16 @@ def test_a_server_that_exits_is_an_error_with_its_output(tmp_path: Path) -> None
     command = [sys.executable, "-c", "print('no such app'); raise SystemExit(3)"]
     with pytest.raises(ServerError, match="no such app"):
         start(lambda _port: command, tmp_path / "server.log", label="broken", ready_path="/")
+
+
+def test_an_unreachable_postgresql_is_skipped_only_when_nobody_named_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(harness, "_IN_CI", False)  # CI=true makes it a failure either way
+    closed = free_port()  # nothing listens there
+    nowhere = f"postgresql://postgres@127.0.0.1:{closed}/test"
+    original = harness.postgres_url
+    monkeypatch.setattr(harness, "postgres_url", lambda database, server=nowhere: original(database, server))
+    urls, notes = harness.prepare_databases(["postgresql"])
+    assert urls == {}
+    assert [note.split(",")[0] for note in notes] == ["postgresql: skipped"]
+    with pytest.raises(ServerError, match="--databases names it: a missing database is a failure"):
+        harness.prepare_databases(["postgresql"], chosen=True)
