@@ -188,19 +188,17 @@ async def _list(
     if budget is not None and connection is not None:
         spending = await budget.charge(connection.app, client, cost.total, what)
         headers.update(spending.headers)
-    # An expensive list runs on one core of the database (docs: admission, "One core per expensive list").
-    lane = lane_of(cost.total, binding.expensive_cost)
-    parallel = lane == "cheap"
-    if admission is None:
-        admitted = Admitted(lane, 0.0)
+    admitting: contextlib.AbstractAsyncContextManager[Admitted] = (
+        contextlib.nullcontext(Admitted(lane_of(cost.total, binding.expensive_cost), 0.0))
+        if admission is None
+        else admission.admitted(what, cost=cost.total, client=client)
+    )
+    async with admitting as admitted:
+        # An expensive list runs on one core of the database (docs: admission, "One core per expensive list").
+        parallel = admitted.lane == "cheap"
         result = await _list_admitted(
             binding, connection, query, params, load, session, primary=primary, parallel=parallel
         )
-    else:
-        async with admission.admitted(what, cost=cost.total, client=client) as admitted:
-            result = await _list_admitted(
-                binding, connection, query, params, load, session, primary=primary, parallel=parallel
-            )
     observed(resource, client, cost, admitted)
     if resource.cost_headers:
         headers.update(cost_headers(cost, admitted))
