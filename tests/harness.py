@@ -144,11 +144,16 @@ def postgres_url(database: str, server: str = POSTGRES_URL) -> str:
     return urlunsplit((scheme, parts.netloc, f"/{database}", parts.query, ""))
 
 
+TEST_TIME_ZONE = "Asia/Tokyo"
+"""The session time zone of the test databases on PostgreSQL: nine hours from UTC, all year."""
+
+
 def ensure_postgres_database(url: str, *, maintenance: str = "postgres") -> bool:
     """Create the database ``url`` names when it is missing; callable inside a running event loop.
 
     Created as the test databases are: code-point collation (``C``) and UTF-8 character classes, so
-    text orders as on SQLite.
+    text orders as on SQLite; and a session time zone of ``TEST_TIME_ZONE``, not UTC, so that SQL
+    that reads a ``timestamptz`` in the session's zone instead of UTC (a date part) is caught.
 
     Args:
         url: ``postgresql://`` (or ``postgresql+asyncpg://``) URL of the database.
@@ -170,13 +175,14 @@ def ensure_postgres_database(url: str, *, maintenance: str = "postgres") -> bool
     async def create() -> bool:
         connection: Any = await asyncpg.connect(postgres_url(maintenance, url), timeout=5)
         try:
-            if await connection.fetchval("SELECT 1 FROM pg_database WHERE datname = $1", name) is not None:
-                return False
             quoted = '"' + name.replace('"', '""') + '"'
-            await connection.execute(
-                f"CREATE DATABASE {quoted} TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C.UTF-8'"
-            )
-            return True
+            existed = await connection.fetchval("SELECT 1 FROM pg_database WHERE datname = $1", name) is not None
+            if not existed:
+                await connection.execute(
+                    f"CREATE DATABASE {quoted} TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C.UTF-8'"
+                )
+            await connection.execute(f"ALTER DATABASE {quoted} SET timezone TO '{TEST_TIME_ZONE}'")
+            return not existed
         finally:
             await connection.close()
 

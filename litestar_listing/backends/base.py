@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, TypeVar, get_
 
 from litestar_listing.core.errors import ConfigurationError, UnavailableError, UnsupportedQueryError
 from litestar_listing.core.operators import OPERATORS, Operator
+from litestar_listing.core.parts import PARTS
 from litestar_listing.core.query import Combine, Filter, FilterSyntax, RawFilter
 
 if TYPE_CHECKING:
@@ -214,6 +215,8 @@ class Capabilities:
         inherited_policies: Applies a policy that follows a relation (``Policy.through``) wherever
             it applies the others; an application may not give one to a model one of its resources
             reaches through a backend without it (checked at start).
+        parts: The date parts it compiles (``core.parts.PARTS``): filters on ``<path>__<part>`` of
+            every filterable date and datetime path (docs: query language, "Parts of dates").
     """
 
     operators: frozenset[str] = frozenset(OPERATORS)
@@ -226,6 +229,7 @@ class Capabilities:
     total_modes: frozenset[TotalMode] = frozenset({"exact"})
     row_policies: bool = False
     inherited_policies: bool = False
+    parts: frozenset[str] = frozenset(PARTS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -451,6 +455,10 @@ def check_contract(backend: object) -> None:
     unknown = sorted(declared - OPERATORS.keys())
     if unknown:
         msg = f"{name} declares operators the registry does not have: {', '.join(unknown)}"
+        raise ConfigurationError(msg)
+    unknown = sorted(backend.capabilities.parts - PARTS.keys())
+    if unknown:
+        msg = f"{name} declares date parts the registry does not have: {', '.join(unknown)}"
         raise ConfigurationError(msg)
     visitor = backend.visitor
     uncompiled = [

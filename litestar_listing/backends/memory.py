@@ -202,11 +202,14 @@ class MemoryBackend:
             yield None if item is None else _plain(item.get(path.field))
 
     def _filter(self, row: Row, item: Filter) -> bool:
-        test = dispatch(self, "op", item.operator.name, key=item.key or item.path.name)
+        test = dispatch(self, "op", item.operator.name, key=item.key or item.name)
         given: Any = item.value
         # Several elements (``in``, ``between``) arrive as a tuple (``ValueKind.arity``).
         expected = _plain(given) if item.operator.kind.arity.single else tuple(_plain(one) for one in given)
-        for value in self._values(row, item.path):
+        part = item.part
+        for found in self._values(row, item.path):
+            # A date part is compared instead of the whole value: its definition (``core.parts``).
+            value = found if part is None or found is None else part.extract(found)  # type: ignore[arg-type]
             if value is None and item.operator.name != "isnull":
                 if item.operator.matches_null:
                     return True

@@ -58,6 +58,8 @@ _BOUNDS = {bits: (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1) for bits in (8, 16, 3
 
 
 def _integer_bounds(info: FieldInfo) -> tuple[int, int]:
+    if info.bounds is not None:
+        return info.bounds
     bounds = _BOUNDS.get(info.bits)
     return bounds if bounds is not None else (-(2 ** (info.bits - 1)), 2 ** (info.bits - 1) - 1)
 
@@ -360,7 +362,7 @@ CODECS: Mapping[ValueType, ValueCodec] = MappingProxyType(
             parse=_integer,
             describe=lambda info: "an integer from {} to {}".format(*_integer_bounds(info)),
             schema=_integer_schema,
-            name=lambda info: f"Int{info.bits}",
+            name=lambda info: f"Int{info.bits}" if info.bounds is None else "Int{}To{}".format(*info.bounds),
             python_type=lambda _info: int,
             spellings=_spell_integer,
             neighbours=_near_integer,

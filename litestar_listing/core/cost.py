@@ -35,8 +35,9 @@ class CostModel:
         join: Each to-one relation a list reaches (filtered, searched or ordered through), once
             however many parameters go through it.
         semi_join: Each filter or searched path through a to-many relation (an ``EXISTS`` test per row).
-        scan_filter: Each filter no ordinary index serves: on a field without an index, or an operator
-            that tests every row (``ne``, ``nin``, the text operators; ``Operator.indexed``).
+        scan_filter: Each filter no ordinary index serves: on a field without an index, an operator
+            that tests every row (``ne``, ``nin``, the text operators; ``Operator.indexed``), or a date
+            part computed per row (``month``, ``week_day``, ``hour``...; ``Part.ranged``).
         search_field: Each searched field: a substring test of every row.
         sort: An ordering no index serves (its first term is not an indexed field of the listed
             model): every matching row is sorted before the page is cut.
@@ -153,9 +154,9 @@ class _Pricing:
         units = self._reach(exposed, to_many_each=True)
         if exposed.field.computed:
             units += model.computed
-        elif not (item.operator.indexed and exposed.field.indexed):
+        elif not (item.operator.indexed and exposed.field.indexed and (item.part is None or item.part.ranged)):
             units += model.scan_filter
-        self._charge(item.key or item.path.name, units)
+        self._charge(item.key or item.name, units)
 
     def _order(self, query: ListQuery) -> None:
         model = self._model

@@ -81,7 +81,7 @@ def follows(key: Sequence[object], after: Sequence[object], order: Sequence[Orde
 def _filter_key(item: Filter | RawFilter) -> list[str]:
     if isinstance(item, RawFilter):
         return [item.key, repr(item.values)]
-    return [item.path.name, item.operator.name, repr(item.value)]
+    return [item.name, item.operator.name, repr(item.value)]
 
 
 def fingerprint(query: ListQuery) -> str:

@@ -446,8 +446,8 @@ class QueryParser:
                         ParameterError(key, f"is not a filter of this resource; did you mean '{expected}[{name}]'?")
                     )
                     continue
-            group = (exposed.path.name, operator.name)
-            if operator.name == "eq" and exposed.path.name in forced_keys:
+            group = (exposed.name, operator.name)
+            if operator.name == "eq" and exposed.name in forced_keys:
                 continue
             groups.setdefault(group, []).append((key, value))
             targets[group] = resolved
@@ -503,7 +503,7 @@ class QueryParser:
         if not operator.applies_to(exposed.field.type):
             usable = [op.name for op in self.operators.values() if op.applies_to(exposed.field.type)]
             message = (
-                f"operator {operator.name!r} does not apply to {exposed.path.name!r} ({exposed.field.type.value}); "
+                f"operator {operator.name!r} does not apply to {exposed.name!r} ({exposed.field.type.value}); "
                 f"use one of: {', '.join(usable)}"
             )
             errors.append(ParameterError(key, message))
@@ -534,7 +534,7 @@ class QueryParser:
         except ValueError as error:
             errors.append(ParameterError(key, str(error)))
             return None
-        return Filter(exposed.path, operator, value, key=key)
+        return Filter(exposed.path, operator, value, key=key, part=exposed.part)
 
 
 def _read_element(element: Element, info: FieldInfo, raw: str, limits: Limits) -> object:

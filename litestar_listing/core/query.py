@@ -14,6 +14,7 @@ from litestar_listing.core.fields import LOOKUP_SEP, FieldPath
 
 if TYPE_CHECKING:
     from litestar_listing.core.operators import Operator
+    from litestar_listing.core.parts import PartOf
 
 __all__ = (
     "LOOKUP_SEP",
@@ -72,12 +73,21 @@ class Filter:
         value: The coerced value: a scalar for single-valued operators, a tuple of scalars for
             ``in`` and ``nin``, a ``bool`` for ``isnull``, a ``LikePattern`` (``core/text.py``) for ``like``.
         key: The parameter name the client sent, for error messages and forced-filter matching.
+        part: The part of the date or datetime at ``path`` that is compared instead of the whole
+            value (``time_hour__month``), or None; ``value`` is then of the part's type (docs:
+            query language, "Parts of dates").
     """
 
     path: FieldPath
     operator: Operator
     value: object
     key: str = ""
+    part: PartOf | None = None
+
+    @property
+    def name(self) -> str:
+        """What the filter compares, as a client names it: ``airline__name``, ``time_hour__month``."""
+        return self.path.name if self.part is None else f"{self.path.name}{LOOKUP_SEP}{self.part.name}"
 
     @property
     def matches_null(self) -> bool:

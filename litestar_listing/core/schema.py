@@ -9,13 +9,14 @@ from __future__ import annotations
 import builtins
 import enum
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from types import MappingProxyType
 
 from litestar_listing.core.errors import ConfigurationError
 from litestar_listing.core.fields import LOOKUP_SEP, FieldPath, ValueType
 from litestar_listing.core.names import NameIndex
+from litestar_listing.core.parts import PARTS, Part, PartOf
 from litestar_listing.core.query import OrderTerm
 
 __all__ = (
@@ -44,6 +45,8 @@ class FieldInfo:
         nullable: Whether it may hold NULL.
         enum: For ``ValueType.ENUM``, the Python enum whose values are accepted.
         bits: For ``ValueType.INTEGER``, the storage width (16, 32 or 64); wider values are a 400.
+        bounds: For ``ValueType.INTEGER``, the smallest and largest value when narrower than ``bits``
+            allows (a date part's, ``core.parts``); values outside are a 400.
         coerce: For ``ValueType.IDENTIFIER``, text -> value; raises ``ValueError`` on bad text.
         timezone: For ``ValueType.DATETIME``, whether the column stores an offset; naive columns
             receive the value converted to UTC without an offset.
@@ -65,6 +68,7 @@ class FieldInfo:
     nullable: bool = True
     enum: builtins.type[enum.Enum] | None = None
     bits: int = 64
+    bounds: tuple[int, int] | None = None
     coerce: Callable[[str], object] | None = None
     timezone: bool = True
     private: bool = False
@@ -149,12 +153,32 @@ class ExposedField:
         field: The field at its end.
         to_many: True when the path crosses a to-many relation (filters and search use EXISTS).
         hops: The relations crossed, in order.
+        part: For ``<path>__<part>``, the part of the date or datetime at ``path`` that a filter
+            compares; ``field`` then describes the part's values (docs: query language, "Parts of dates").
     """
 
     path: FieldPath
     field: FieldInfo
     to_many: bool
     hops: tuple[RelationInfo, ...] = ()
+    part: PartOf | None = None
+
+    @property
+    def name(self) -> str:
+        """The name a client writes, e.g. ``airline__name`` or ``time_hour__month``."""
+        return self.path.name if self.part is None else f"{self.path.name}{LOOKUP_SEP}{self.part.name}"
+
+    def with_part(self, part: Part) -> ExposedField:
+        """This date or datetime path's ``part``: its values typed as the part's (``core.parts``)."""
+        info = self.field
+        values = FieldInfo(
+            f"{info.name}{LOOKUP_SEP}{part.name}",
+            part.type,
+            nullable=info.nullable,
+            bounds=part.bounds,
+            indexed=info.indexed and part.ranged,
+        )
+        return replace(self, field=values, part=PartOf(part, info.type, aware=info.timezone))
 
 
 def closest(name: str, candidates: Iterable[str], limit: int = 3) -> list[str]:
@@ -243,6 +267,7 @@ class FieldMap:
         default_order: Sequence[str] = (),
         computed: Mapping[str, FieldInfo] | None = None,
         max_depth: int = 3,
+        parts: Iterable[str] = (),
     ) -> FieldMap:
         """Resolve an exposure policy against ``graph``.
 
@@ -257,6 +282,9 @@ class FieldMap:
             computed: Computed aliases the resource maps to expressions; they are orderable and
                 nothing else (docs: computed).
             max_depth: The most relations a path may cross.
+            parts: The date parts (``core.parts.PARTS``) the backend compiles: each filterable date
+                or datetime path gains ``<path>__<part>`` for those that apply to it, unless a
+                filterable path has that name (docs: query language, "Parts of dates").
 
         Returns:
             The resolved map.
@@ -286,6 +314,11 @@ class FieldMap:
             msg = "search_fields takes explicit paths, not wildcards"
             raise ConfigurationError(msg)
         filterable = resolve_all(filter_fields, "filter")
+        offered = [PARTS[name] for name in PARTS if name in set(parts)]
+        for exposed in list(filterable.values()):
+            for part in offered:
+                if part.applies_to(exposed.field.type):
+                    filterable.setdefault(f"{exposed.name}{LOOKUP_SEP}{part.name}", exposed.with_part(part))
         orderable = resolve_all([*order_fields, *computed], "order")
         searchable = resolve_all(search_fields, "search")
         for exposed in searchable.values():

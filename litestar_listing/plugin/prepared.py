@@ -130,6 +130,7 @@ def _prepare(resource: Resource) -> Prepared:
             default_order=resource.default_order,
             computed=backend.computed_fields(),
             max_depth=resource.max_depth,
+            parts=backend.capabilities.parts,
         )
         for forced in resource.scopes:
             for name in forced.fields:

@@ -22,6 +22,7 @@ __all__ = ("DOCUMENTS", "Company", "Part", "Role", "Tag", "Thing", "User", "writ
 
 class Company(NumberedDocument):
     name: str
+    founded: dt.date | None = None
 
     class Settings:
         name = "companies"
@@ -98,7 +99,7 @@ async def write_documents() -> None:
     """Delete every document of the conformance classes and insert the fixture rows through Beanie."""
     for document in DOCUMENTS:
         await document.delete_all()
-    await Company.insert_many([Company(id=key, name=name) for key, name in COMPANIES])
+    await Company.insert_many([Company(id=key, name=name, founded=founded) for key, name, founded in COMPANIES])
     await Role.insert_many([Role(id=key, code=code, label=label) for key, code, label in ROLES])
     await User.insert_many(
         [

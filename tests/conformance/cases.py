@@ -508,6 +508,95 @@ _TABLE: tuple[Case, ...] = (
         30,
     ),
     Case("op:gt:datetime-nulls-never", "deleted_at__gt=2024-09-01&order_by=id", (30, 31), 2),
+    # ---------------------------------------------------------------- date parts (docs: query language)
+    # Hand-counted from fixture.THINGS; created_at is UTC and never NULL, release_date a nullable date.
+    # A range of the field: the year and the date.
+    Case("part:year:datetime", "created_at__year=2023&order_by=id", (10, 11, 20, 27), 4),
+    Case("part:year:datetime-other-value", "created_at__year=2024&order_by=id&count=3", (1, 2, 3), 27),
+    Case("part:year:gte", "created_at__year__gte=2024&order_by=id&count=3", (1, 2, 3), 27),
+    Case("part:year:gt-none", "created_at__year__gt=2024", (), 0),
+    Case("part:year:lt", "created_at__year__lt=2024&order_by=id", (10, 11, 20, 27), 4),
+    Case("part:year:lte", "created_at__year__lte=2023&order_by=id", (10, 11, 20, 27), 4),
+    Case("part:year:in", "created_at__year__in=2023,2025&order_by=id", (10, 11, 20, 27), 4),
+    Case("part:year:nin", "created_at__year__nin=2024,2025&order_by=id", (10, 11, 20, 27), 4),
+    Case("part:year:last-year", "created_at__year__lte=9999&order_by=id&count=2", (1, 2), 31),
+    Case("part:year:date", "release_date__year=2023&order_by=id", (3, 11, 27), 3),
+    Case("part:year:ne-nulls-match", "release_date__year__ne=2024&order_by=id", (3, 5, 11, 12, 17, 19, 21, 27, 31), 9),
+    Case("part:year:between", "release_date__year__between=2023,2023&order_by=id", (3, 11, 27), 3),
+    Case("part:year:isnull", "release_date__year__isnull=true&order_by=id", (5, 12, 17, 19, 31), 5),
+    Case("part:date:eq", "created_at__date=2024-03-01&order_by=id", (1, 2, 3, 30), 4),
+    Case("part:date:last-second-of-a-day", "created_at__date=2023-12-31", (10,), 1),
+    Case("part:date:first-second-of-a-day", "created_at__date=2024-01-01", (9,), 1),
+    Case("part:date:between", "created_at__date__between=2024-06-01,2024-06-02&order_by=id", (21, 22, 23), 3),
+    Case("part:date:gt", "created_at__date__gt=2024-07-15&order_by=id", (28, 31), 2),
+    Case("part:date:lte", "created_at__date__lte=2023-12-31&order_by=id", (10, 11, 20, 27), 4),
+    Case("part:date:in-adjacent-days", "created_at__date__in=2024-03-01,2024-03-02&order_by=id", (1, 2, 3, 30), 4),
+    Case("part:date:nin", "created_at__date__nin=2024-03-01,2024-03-02&order_by=id&count=3", (4, 5, 6), 27),
+    Case("part:date:nullable", "deleted_at__date=2024-09-02", (30,), 1),
+    Case("part:date:repeated-is-in", "created_at__date=2023-12-31&created_at__date=2024-01-01&order_by=id", (9, 10), 2),
+    # Computed per row: quarter, month, day, the ISO day of the week, the hour.
+    Case("part:month:eq", "created_at__month=3&order_by=id", (1, 2, 3, 7, 8, 14, 15, 16, 27, 30), 10),
+    Case("part:month:date", "release_date__month=1&order_by=id", (1, 9, 10, 20, 21), 5),
+    Case("part:month:in", "release_date__month__in=3,4&order_by=id", (6, 14, 15, 16, 27), 5),
+    Case("part:month:gte", "release_date__month__gte=11&order_by=id", (3, 28), 2),
+    Case("part:month:between", "release_date__month__between=2,3&order_by=id", (2, 14, 15, 16, 18, 27, 29, 30), 8),
+    Case("part:month:ne-nulls-match", "release_date__month__ne=1&order_by=id&count=3", (2, 3, 4), 26),
+    Case("part:month:nullable-datetime", "deleted_at__month=9&order_by=id", (29, 30, 31), 3),
+    Case("part:month:nullable-datetime-ne", "deleted_at__month__ne=9&order_by=id&count=2", (1, 2), 28),
+    Case("part:quarter:datetime", "created_at__quarter=3&order_by=id", (24, 25, 26, 28, 31), 5),
+    Case("part:quarter:date", "release_date__quarter=4&order_by=id", (3, 25, 26, 28), 4),
+    Case("part:day:datetime", "created_at__day=15&order_by=id", (4, 5, 14, 15, 16, 25, 26), 7),
+    Case("part:day:date", "release_date__day=1&order_by=id", (6, 9, 18, 20, 21), 5),
+    Case("part:week_day:monday", "created_at__week_day=1&order_by=id", (6, 9, 12, 13, 24, 25, 26), 7),
+    Case("part:week_day:weekend", "created_at__week_day__in=6,7&order_by=id", (7, 8, 10, 17, 20, 21, 22, 23), 8),
+    # Mondays of 2024: January 1 and 15, April 1, September 9, November 11; Thursdays: February 1 and 29.
+    Case(
+        "part:week_day:date",
+        "release_date__week_day=1&release_date__year=2024&order_by=id",
+        (1, 6, 9, 20, 24, 28),
+        6,
+    ),
+    Case("part:week_day:date-thursday", "release_date__week_day=4&release_date__month=2&order_by=id", (2, 18), 2),
+    Case("part:hour:midnight", "created_at__hour=0&order_by=id", (6, 9, 21, 22, 23, 28, 31), 7),
+    Case("part:hour:utc", "created_at__hour=23", (10,), 1),
+    Case("part:hour:gte", "created_at__hour__gte=16&order_by=id", (10, 17, 25, 26), 4),
+    Case("part:hour:lt", "created_at__hour__lt=3&order_by=id", (6, 9, 21, 22, 23, 28, 29, 31), 8),
+    Case("part:hour:isnull", "deleted_at__hour__isnull=false&order_by=id", (29, 30, 31), 3),
+    # Through a to-one relation: the thing's company founded 1999-03-15 (1), 1989-12-31 (2), unknown (3).
+    Case("part:relation", "company__founded__year=1999&order_by=id&count=3", (1, 2, 3), 14, needs=REL),
+    Case("part:relation-month", "company__founded__month=12&order_by=id&count=3", (4, 5, 10), 11, needs=REL),
+    Case("part:relation-isnull", "company__founded__year__isnull=true&order_by=id", (6, 16, 20, 23, 26, 31), 6,
+         needs=REL),
+    Case("part:relation-ne", "company__founded__month__ne=3&order_by=id&count=3", (4, 5, 6), 17, needs=REL),
+    # A company outside its policy reads NULL, like a missing one: Globex's month is not 12 for Acme's tenant.
+    Case("part:relation-hidden", "company__founded__month=12", (), 0, policies=(("Company", (("id", 1),)),),
+         needs=POLICY_REL),
+    Case("part:relation-hidden-is-null", "company__founded__year__isnull=true&order_by=id&count=3", (4, 5, 6), 17,
+         policies=(("Company", (("id", 1),)),), needs=POLICY_REL),
+    # With the whole field, OR-combined, under a tenant's row policy.
+    Case("part:with-the-field", "created_at__year=2024&created_at__lt=2024-01-02&order_by=id", (9,), 1),
+    Case(
+        "part:or",
+        "created_at__year=2023&release_date__month=1&order_by=id",
+        (1, 9, 10, 11, 20, 21, 27),
+        7,
+        resource="things_or",
+    ),
+    Case("part:policy", "created_at__month=3&order_by=id", (1, 2, 3, 7, 8, 14), 6, policies=_ACME_POLICIES,
+         needs=POLICY),
+    Case("part:policy-other-tenant", "created_at__month=3&order_by=id", (15, 27, 30), 3, policies=_GLOBEX_POLICIES,
+         needs=POLICY),
+    # Refused: out of the part's range, not a part of the field's type, an operator parts do not have.
+    Case("error:part-month-13", "created_at__month=13", errors=("created_at__month",)),
+    Case("error:part-week-day-0", "created_at__week_day__in=0,1", errors=("created_at__week_day__in",)),
+    Case("error:part-year-0", "created_at__year=0", errors=("created_at__year",)),
+    Case("error:part-bad-date", "created_at__date=2024-02-30", errors=("created_at__date",)),
+    Case("error:part-hour-of-a-date", "release_date__hour=1", errors=("release_date__hour",)),
+    Case("error:part-date-of-a-date", "release_date__date=2024-01-01", errors=("release_date__date",)),
+    Case("error:part-text-operator", "created_at__month__startswith=1", errors=("created_at__month__startswith",)),
+    Case("error:part-of-text", "name__year=2024", errors=("name__year",)),
+    Case("error:part-between-reversed", "created_at__year__between=2025,2024", errors=("created_at__year__between",)),
+    Case("error:part-of-a-part", "created_at__year__month=1", errors=("created_at__year__month",)),
     # ---------------------------------------------------------------- UUID: uid
     Case("op:eq:uuid-lower", f"uid={_UUID_7}", (7,), 1),
     Case("op:eq:uuid-upper", f"uid={_UUID_7.upper()}", (7,), 1),
@@ -1736,6 +1825,7 @@ _OPERATORS = frozenset({
     "like", "ilike", "startswith", "istartswith", "endswith", "iendswith",
 })  # fmt: skip
 _REPEATED_AS = {"eq": "in", "ne": "nin"}
+_PARTS = frozenset({"date", "year", "quarter", "month", "day", "week_day", "hour"})
 
 
 def _with_operator_needs(case: Case) -> Case:
@@ -1745,7 +1835,8 @@ def _with_operator_needs(case: Case) -> Case:
     ``f``/``f__eq`` compiles to ``in`` and a repeated ``f__ne`` to ``nin``; a forced filter is an
     ``eq``. ``syntax:relational`` when a filter name has an operator suffix or a relation path
     (docs: query language, "Relation paths"), which document stores read as unknown names (docs: query
-    language, "Document-store resources"), 400 cases too.
+    language, "Document-store resources"), 400 cases too. ``part:<name>`` for each date part a filter
+    compares (docs: query language, "Parts of dates").
     """
     groups: dict[tuple[str, str], int] = {}
     relational = False
@@ -1762,11 +1853,13 @@ def _with_operator_needs(case: Case) -> Case:
     if case.errors:
         return replace(case, needs=case.needs | syntax)
     used: set[str] = set()
-    for (_, operator), seen in groups.items():
+    parts: set[str] = set()
+    for (name, operator), seen in groups.items():
         used.add(_REPEATED_AS.get(operator, operator) if seen > 1 else operator)
+        parts.update(f"part:{step}" for step in name.split("__")[1:] if step in _PARTS)
     if case.forced or case.policies:
         used.add("eq")
-    return replace(case, needs=case.needs | syntax | {f"op:{name}" for name in used})
+    return replace(case, needs=case.needs | syntax | parts | {f"op:{name}" for name in used})
 
 
 CASES: tuple[Case, ...] = tuple(_with_operator_needs(case) for case in _TABLE)

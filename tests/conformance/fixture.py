@@ -53,12 +53,12 @@ def _at(text: str) -> dt.datetime:
 _D = Decimal
 _DAY = dt.date
 
-# Companies: id, name.
-COMPANIES: tuple[tuple[int, str], ...] = (
-    (1, "Acme"),
-    (2, "Globex"),
-    (3, "Initech"),
-    (4, "Umbrella"),  # owns no thing; only supplies parts
+# Companies: id, name, founded (a date a relation path reaches, for the date parts).
+COMPANIES: tuple[tuple[int, str, dt.date | None], ...] = (
+    (1, "Acme", dt.date(1999, 3, 15)),
+    (2, "Globex", dt.date(1989, 12, 31)),
+    (3, "Initech", None),
+    (4, "Umbrella", dt.date(2001, 9, 9)),  # owns no thing; only supplies parts
 )
 
 # Roles: id, code, label.
@@ -236,7 +236,7 @@ def company_row(company_id: int | None) -> dict[str, Any] | None:
     """The company ``company_id`` as a dict, or None."""
     for row in COMPANIES:
         if row[0] == company_id:
-            return {"id": row[0], "name": row[1]}
+            return {"id": row[0], "name": row[1], "founded": row[2]}
     return None
 
 
@@ -334,7 +334,7 @@ def table_rows(*, dangling: bool = True) -> list[tuple[Table, list[dict[str, Any
         thing["status"] = None if thing["status"] is None else Status(thing["status"])
     tables = ConformanceBase.metadata.tables
     every = [
-        (tables["companies"], columns(("id", "name"), COMPANIES)),
+        (tables["companies"], columns(("id", "name", "founded"), COMPANIES)),
         (tables["roles"], columns(("id", "code", "label"), ROLES)),
         (
             tables["users"],
@@ -369,7 +369,9 @@ def orm_objects() -> list[object]:
     association table), so the link rows to no tag are not among them (``table_rows`` has them).
     """
     tags = {tag_id: Tag(id=tag_id, name=name) for tag_id, name in TAGS}
-    objects: list[object] = [Company(id=company_id, name=name) for company_id, name in COMPANIES]
+    objects: list[object] = [
+        Company(id=company_id, name=name, founded=founded) for company_id, name, founded in COMPANIES
+    ]
     objects += [Role(id=role_id, code=code, label=label) for role_id, code, label in ROLES]
     objects += [
         User(

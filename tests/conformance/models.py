@@ -50,6 +50,7 @@ class Company(ConformanceBase):
 
     id: Mapped[int] = mapped_column(primary_key=True, autoincrement=False)
     name: Mapped[str] = mapped_column(String(100))
+    founded: Mapped[dt.date | None] = mapped_column()
 
 
 class Role(ConformanceBase):

@@ -38,6 +38,7 @@ __all__ = ("TABLES", "Company", "Part", "Role", "Tag", "Thing", "ThingTag", "Use
 class Company(Table, tablename="companies"):
     id = Integer(primary_key=True)
     name = Varchar(length=100)
+    founded = Date(null=True, default=None)
 
 
 class Role(Table, tablename="roles"):

@@ -75,7 +75,7 @@ def count_parts(row: Mapping[str, Any]) -> int:
 
 
 # Prefixes of the capability names the case table writes (``op:ilike``, ``syntax:document``).
-_CAPABILITY_PREFIXES = {"operators": "op", "filter_syntax": "syntax"}
+_CAPABILITY_PREFIXES = {"operators": "op", "filter_syntax": "syntax", "parts": "part"}
 
 
 def capability_names(capabilities: Capabilities) -> frozenset[str]:

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from litestar_listing.core.coercion import CODECS
 from litestar_listing.core.operators import OPERATORS, Element, Operator
 from litestar_listing.core.parsing import MAX_OFFSET
-from litestar_listing.core.schema import FieldInfo, FieldMap, ValueType
+from litestar_listing.core.schema import ExposedField, FieldInfo, FieldMap, ValueType
 from litestar_listing.core.text import fold_case
 
 __all__ = ("LIKE_TRAPS", "TRAPS", "Domain", "query_strings")
@@ -108,6 +108,13 @@ def _at(row: Mapping[str, Any], path: str) -> tuple[object, ...]:
     return tuple(getattr(value, "value", value) for value in _reach(row, path.split("__")))
 
 
+def _values(row: Mapping[str, Any], exposed: ExposedField) -> tuple[object, ...]:
+    """The values a filter on ``exposed`` compares in ``row``: its field's, or their date part (``core.parts``)."""
+    found = _at(row, exposed.path.name)
+    part = exposed.part
+    return found if part is None else tuple(part.extract(value) for value in found)  # type: ignore[arg-type]
+
+
 def _reach(value: object, segments: Sequence[str]) -> Iterator[object]:
     """Every non-null value at ``segments`` below ``value`` (nested dicts; lists for to-many)."""
     if value is None:
@@ -142,10 +149,10 @@ class Domain:
     @classmethod
     def of(cls, field_map: FieldMap, rows: Sequence[Mapping[str, Any]]) -> Domain:
         """The domain of a resource whose rows (relations nested, as the memory backend takes them) are ``rows``."""
-        paths = {*field_map.filterable.values(), *field_map.searchable}
+        named = {**{exposed.path.name: exposed for exposed in field_map.searchable}, **field_map.filterable}
         values = {
-            exposed.path.name: tuple(dict.fromkeys(value for row in rows for value in _at(row, exposed.path.name)))
-            for exposed in paths
+            name: tuple(dict.fromkeys(value for row in rows for value in _values(row, exposed)))
+            for name, exposed in named.items()
         }
         operators = {
             value_type: tuple(operator for operator in OPERATORS.values() if operator.applies_to(value_type))
@@ -235,7 +242,7 @@ def field_value(draw: st.DrawFn, domain: Domain, path: str, anchor: Mapping[str,
     """A value for a comparison on ``path``: mostly the anchor row's or another row's, sometimes near one or none."""
     info = domain.field_map.filterable[path].field
     source = pick(draw, ("anchor",) * 3 + ("data",) * 3 + ("near",) * 2 + ("outside",))
-    pool = (source == "anchor" and _at(anchor, path)) or domain.values[path]
+    pool = (source == "anchor" and _values(anchor, domain.field_map.filterable[path])) or domain.values[path]
     if not pool or source == "outside":
         return outsider(draw, info)
     value = pick(draw, pool)

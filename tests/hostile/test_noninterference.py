@@ -106,7 +106,7 @@ def _tags_of(company: int | None) -> frozenset[int]:
 
 def visible_ids(policy_set: str, company: int | None) -> Ids:
     """The ids of each policed model a user of ``company`` may see: the hand-written reading of the policies."""
-    companies = frozenset(key for key, _ in COMPANIES if key == company)
+    companies = frozenset(key for key, *_ in COMPANIES if key == company)
     if policy_set == "direct":
         users = frozenset(row[0] for row in USERS if row[3] == company and company is not None)
         things = frozenset(row[0] for row in THINGS if row[13] == company)
@@ -123,7 +123,7 @@ def invisible_ids(visible: Ids) -> Ids:
     every = {
         "Thing": {row[0] for row in THINGS},
         "User": {row[0] for row in USERS},
-        "Company": {key for key, _ in COMPANIES},
+        "Company": {key for key, *_ in COMPANIES},
         "Part": {row[0] for row in PARTS},
         "Tag": {key for key, _ in TAGS},
     }

@@ -56,6 +56,23 @@ def test_declared_operators_must_be_registered_and_closed_under_repetition(
         app(backend_type(GRAPH, ROWS))
 
 
+def test_declared_date_parts_must_be_registered() -> None:
+    backend_type = type("NoSuchPart", (MemoryBackend,), {"capabilities": Capabilities(parts=frozenset({"year", "era"}))})
+    with pytest.raises(ConfigurationError, match=r"NoSuchPart declares date parts the registry does not have: era"):
+        app(backend_type(GRAPH, ROWS))
+
+
+def test_a_backend_without_date_parts_offers_none() -> None:
+    backend_type = type("NoParts", (MemoryBackend,), {"capabilities": Capabilities(parts=frozenset())})
+    with TestClient(app(backend_type(GRAPH, ROWS))) as client:
+        answer = client.get("/api/v1/things", params={"at__year": "2024"})
+        assert answer.status_code == 400
+        assert answer.json()["extra"][0]["key"] == "at__year"
+        properties = client.get("/schema/openapi.json").json()["paths"]["/api/v1/things"]["get"]["parameters"][-1]
+        assert "at__year" not in properties["schema"]["properties"]
+        assert "at__gte" in properties["schema"]["properties"]
+
+
 def test_an_object_without_the_protocol_stops_the_app() -> None:
     class HalfBackend:
         capabilities = Capabilities()

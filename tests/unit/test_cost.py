@@ -80,6 +80,12 @@ def price(query: str, resource: Resource = THINGS) -> Cost:
         ("order_by=-at", {RESOURCE: 1.0, "count": 0.05}),  # the index's order adds nothing
         ("order_by=name", {"order_by": 10.0, RESOURCE: 1.0, "count": 0.05}),  # a sort of two terms
         ("order_by=score", {"order_by": 14.0, RESOURCE: 1.0, "count": 0.05}),  # and a computed value
+        # A date part: the year and the date are a range of the indexed Thing.at, the others a value per row.
+        ("at__year=2024", {RESOURCE: 1.0, "count": 0.05}),
+        ("at__date__between=2024-01-01,2024-01-31", {RESOURCE: 1.0, "count": 0.05}),
+        ("at__month=3", {RESOURCE: 1.0, "at__month": 1.0, "count": 0.05}),
+        ("at__week_day__in=6,7", {RESOURCE: 1.0, "at__week_day__in": 1.0, "count": 0.05}),
+        ("at__hour=8", {RESOURCE: 1.0, "at__hour": 1.0, "count": 0.05}),
         # 10,000 rows skipped: 0.2; 100 rows: 0.5.
         ("page=101&count=100", {RESOURCE: 1.0, "page": 0.2, "count": 0.5}),
     ],
@@ -93,6 +99,7 @@ def test_hand_priced_lists(query: str, parts: dict[str, float]) -> None:
 INGREDIENTS = [
     ("a filter", "", "name=x"),
     ("an unindexed filter instead of an indexed one", "id=3", "name=x"),
+    ("a part computed per row instead of a ranged one", "at__year=2024", "at__month=3"),
     ("a relation filter instead of an own one", "name=x", "owner__name=x"),
     ("a to-many filter instead of a to-one one", "owner__name=x", "tags__name=x"),
     ("a search", "", "search=a"),

@@ -36,6 +36,7 @@ CHANGED: dict[str, Any] = {
     "total_modes": frozenset({"exact", "estimated"}),
     "row_policies": True,
     "inherited_policies": True,
+    "parts": frozenset({"year"}),
 }
 
 
@@ -47,7 +48,9 @@ def test_every_capability_field_can_be_needed(field: str) -> None:
 
 
 def test_capability_names_of_a_document_store() -> None:
-    names = capability_names(Capabilities(operators=frozenset(), filter_syntax=FilterSyntax.DOCUMENT, raw_filters=True))
+    names = capability_names(
+        Capabilities(operators=frozenset(), filter_syntax=FilterSyntax.DOCUMENT, raw_filters=True, parts=frozenset())
+    )
     assert names == {
         "relation_paths",
         "to_many_paths",

@@ -115,6 +115,7 @@ class BeanieBackend:
         filter_syntax=FilterSyntax.DOCUMENT,
         raw_filters=True,
         row_policies=True,
+        parts=frozenset(),
     )
     visitor = PipelineCompiler
     """The class whose ``op_<name>`` methods compile the declared operators (``check_contract``)."""

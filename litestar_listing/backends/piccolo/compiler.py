@@ -27,6 +27,7 @@ from piccolo.table import Table
 from litestar_listing.backends._sqlite import FOLD_FUNCTION, is_ascii_sql
 from litestar_listing.backends.piccolo.introspection import Relation, Tables
 from litestar_listing.backends.relational.compiler import Continue, RelationalCompiler
+from litestar_listing.backends.relational.databases import DATABASES, Database
 from litestar_listing.backends.relational.shapes import Slot
 from litestar_listing.core.query import ListQuery
 from litestar_listing.core.text import LIKE_ESCAPE, LikePattern, fold_case
@@ -240,6 +241,10 @@ class QueryCompiler(RelationalCompiler[Any, QueryString]):
 
         return guard
 
+    @property
+    def database(self) -> Database:  # noqa: D102
+        return DATABASES[self.dialect]
+
     def source(self) -> None:
         """None: Piccolo derives each statement's joins from the columns it uses (``select_statement``)."""
 
@@ -356,6 +361,9 @@ class QueryCompiler(RelationalCompiler[Any, QueryString]):
 
     def ilike(self, column: Any, pattern: LikePattern) -> QueryString:  # noqa: D102
         return QueryString(f"lower({{}}) LIKE lower({{}}) ESCAPE '{LIKE_ESCAPE}'", column, pattern.to_like())
+
+    def sql(self, template: str, value: Any) -> QueryString:  # noqa: D102
+        return QueryString(template.format("{}"), value)
 
 
 class SQLiteQueryCompiler(QueryCompiler):

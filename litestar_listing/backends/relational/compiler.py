@@ -15,11 +15,14 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from litestar_listing.backends.base import dispatch, field_filter, where
+from litestar_listing.backends.relational.databases import Database
 from litestar_listing.core.errors import ConfigurationError
+from litestar_listing.core.fields import ValueType
 from litestar_listing.core.query import FieldPath, Filter, ListQuery, OrderTerm, Policy, Search
 from litestar_listing.core.text import LikePattern, contains_pattern
 
 if TYPE_CHECKING:
+    from litestar_listing.core.parts import PartOf, Span
     from litestar_listing.core.schema import ModelGraph
 
 __all__ = ("DEFERRED_OFFSET", "KEY_LABEL", "Continue", "Policies", "RelationalCompiler", "with_followed")
@@ -272,10 +275,17 @@ class RelationalCompiler(ABC, Generic[Expression, Statement]):
 
     # -- nodes --------------------------------------------------------------------------------
     def _leaf(self, item: Filter) -> Callable[[Any], Expression]:
-        build = dispatch(self, "op", item.operator.name, key=item.key or item.path.name)
+        build = dispatch(self, "op", item.operator.name, key=item.key or item.name)
+        part = None if item.operator.name == "isnull" else item.part  # a part is NULL where its field is
 
         def leaf(column: Any) -> Expression:
-            condition: Expression = build(column, item.value)
+            condition: Expression
+            if part is None:
+                condition = build(column, item.value)
+            elif part.ranged:
+                condition = self.within(column, part.spans(item.operator.name, item.value))
+            else:
+                condition = build(self.part(column, part), item.value)
             if item.operator.matches_null:
                 return self.any_of([condition, self.is_null(column, null=True)])
             return condition
@@ -340,6 +350,31 @@ class RelationalCompiler(ABC, Generic[Expression, Statement]):
                 leading = self.any_of([leading, self.is_null(lead, null=True)])
         return self.all_of([leading, self.any_of(disjuncts) if disjuncts else self.constant(value=False)])
 
+    def within(self, column: Any, spans: Sequence[Span]) -> Expression:
+        """``column`` inside one of ``spans`` (half-open, ``low <= column < high``): a date part as a range.
+
+        Comparisons of the column itself, which an ordinary index on it serves (docs: query
+        language, "Parts of dates"); a span open on both sides is any value but NULL, no span no row.
+        """
+        conditions = []
+        for low, high in spans:
+            ends = [] if low is None else [self.compare(column, ">=", self.bind(low))]
+            ends += [] if high is None else [self.compare(column, "<", self.bind(high))]
+            conditions.append(self.all_of(ends) if ends else self.is_null(column, null=False))
+        return self.any_of(conditions) if conditions else self.constant(value=False)
+
+    def part(self, column: Any, part: PartOf) -> Expression:
+        """The integer ``part`` of the date or datetime ``column``, in UTC, by the database's SQL.
+
+        ``Database.parts`` holds the SQL of each part per database (a template of the column), and
+        ``Database.utc`` the SQL that reads an offset-carrying column in UTC first.
+        """
+        found = self.database
+        template = found.parts[part.name]
+        if part.field_type is ValueType.DATETIME and part.aware:
+            template = template.format(found.utc)
+        return self.sql(template, column)
+
     # -- operators (one per entry of core.operators.OPERATORS) --------------------------------
     def _compare(self, name: str, column: Any, value: Any) -> Expression:
         return self.compare(column, _COMPARISONS[name], self.bind(value))
@@ -400,6 +435,11 @@ class RelationalCompiler(ABC, Generic[Expression, Statement]):
         return self.ilike(column, contains_pattern(value, trailing=False))
 
     # -- dialect primitives: statements -------------------------------------------------------
+    @property
+    @abstractmethod
+    def database(self) -> Database:
+        """The database it compiles for (``relational.databases``)."""
+
     @abstractmethod
     def source(self) -> Any:
         """A new source for the main statement."""
@@ -517,6 +557,10 @@ class RelationalCompiler(ABC, Generic[Expression, Statement]):
     @abstractmethod
     def like(self, column: Any, pattern: LikePattern) -> Expression:
         """The case-sensitive pattern match (GLOB on SQLite, LIKE elsewhere; docs: design, "Case and patterns")."""
+
+    @abstractmethod
+    def sql(self, template: str, value: Any) -> Expression:
+        """The SQL ``template`` with ``value`` in place of its ``{0}`` (``Database.parts``); typed as an integer."""
 
     @abstractmethod
     def ilike(self, column: Any, pattern: LikePattern) -> Expression:

@@ -11,7 +11,7 @@ application starts, with a message that says which are supported (docs: design, 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from litestar_listing.core.errors import ConfigurationError
@@ -41,6 +41,11 @@ class Database:
             (PostgreSQL's ``max_parallel_workers_per_gather``), set to 0 for the transaction of a
             list held to one core (``ListContext.parallel``); None where a statement runs on one
             core anyway (SQLite).
+        parts: The SQL of each date part computed per row (``core.parts.PARTS``: every part but
+            the ranged ones), an integer from the date or datetime ``{0}``, as ``Part.extract``
+            defines it (docs: query language, "Parts of dates").
+        utc: The SQL that reads a datetime column carrying an offset, ``{0}``, as a UTC datetime
+            before its part is taken (``{0}`` where the parts SQL does that already).
     """
 
     name: str
@@ -50,9 +55,34 @@ class Database:
     replicas: bool
     local_reads: bool
     parallel_setting: str | None = None
+    parts: Mapping[str, str] = field(default_factory=dict)
+    utc: str = "{0}"
 
 
-SQLITE = Database("sqlite", estimates=False, counts_apart=False, server_timeout=False, replicas=False, local_reads=True)
+def _extracted(template: str, fields: Mapping[str, str]) -> Mapping[str, str]:
+    return MappingProxyType({part: template.format(field, "{0}") for part, field in fields.items()})
+
+
+# SQLite's date functions read its text forms of a date or datetime, an offset included (the
+# result is in UTC); ``%w`` counts the week from Sunday = 0.
+_SQLITE_MONTH = "CAST(strftime('%m', {0}) AS INTEGER)"
+SQLITE = Database(
+    "sqlite",
+    estimates=False,
+    counts_apart=False,
+    server_timeout=False,
+    replicas=False,
+    local_reads=True,
+    parts=MappingProxyType(
+        {
+            "quarter": f"(({_SQLITE_MONTH} + 2) / 3)",
+            "month": _SQLITE_MONTH,
+            "day": "CAST(strftime('%d', {0}) AS INTEGER)",
+            "week_day": "((CAST(strftime('%w', {0}) AS INTEGER) + 6) % 7 + 1)",
+            "hour": "CAST(strftime('%H', {0}) AS INTEGER)",
+        }
+    ),
+)
 POSTGRESQL = Database(
     "postgresql",
     estimates=True,
@@ -61,6 +91,12 @@ POSTGRESQL = Database(
     replicas=True,
     local_reads=False,
     parallel_setting="max_parallel_workers_per_gather",
+    parts=_extracted(
+        "CAST(EXTRACT({0} FROM {1}) AS INTEGER)",
+        {"quarter": "QUARTER", "month": "MONTH", "day": "DAY", "week_day": "ISODOW", "hour": "HOUR"},
+    ),
+    # A ``timestamptz`` in the session's time zone would give that zone's parts.
+    utc="({0} AT TIME ZONE 'UTC')",
 )
 
 DATABASES: Mapping[str, Database] = MappingProxyType(

@@ -10,10 +10,11 @@ Only values that reach the store as bound parameters are left out: the values of
 whose value is of the field's own type (``Element.FIELD``: ``eq``, ``in``, ``between``...), the
 keyset's ordering values, and the page's offset. Everything else stays in the shape, compared and
 hashed: operators, paths, the combination, the search text and patterns (the dialects rewrite them
-into LIKE or GLOB text), the ``isnull`` flag, None and booleans, the page size, whether the page is
-a deferred join, and the row policies whole, values included. A value the shape keeps can never be
-served from another query's statements, and a slot never reaches the SQL text: without its value
-the statement does not run.
+into LIKE or GLOB text), the values of a date part compiled as a range (``date``, ``year``: the
+compiler binds the range's ends, not the value), the ``isnull`` flag, None and booleans, the page
+size, whether the page is a deferred join, and the row policies whole, values included. A value the
+shape keeps can never be served from another query's statements, and a slot never reaches the SQL
+text: without its value the statement does not run.
 """
 
 from __future__ import annotations
@@ -69,7 +70,7 @@ def shape_of(query: ListQuery) -> tuple[ListQuery, dict[str, object]]:
         return Slot(name, type(value))
 
     def bound(item: Filter) -> Filter:
-        if item.operator.kind.element is not Element.FIELD:
+        if item.operator.kind.element is not Element.FIELD or (item.part is not None and item.part.ranged):
             return item
         value = tuple(slot(part) for part in item.value) if isinstance(item.value, tuple) else slot(item.value)
         return replace(item, value=value)

@@ -32,11 +32,14 @@ from sqlalchemy import (
     true,
     tuple_,
 )
+from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.orm import aliased
 from sqlalchemy.sql import operators
+from sqlalchemy.sql.visitors import InternalTraversal
 
 from litestar_listing.backends._sqlite import FOLD_FUNCTION
 from litestar_listing.backends.relational.compiler import Continue, RelationalCompiler
+from litestar_listing.backends.relational.databases import DATABASES, Database
 from litestar_listing.backends.relational.shapes import Slot
 from litestar_listing.backends.sqlalchemy.introspection import attribute_key, model_graph
 from litestar_listing.core.text import LIKE_ESCAPE, LikePattern, fold_case
@@ -126,6 +129,10 @@ class StatementCompiler(RelationalCompiler[ColumnElement[Any], Select[Any]]):
         self._nullable = {
             prop.key: bool(prop.columns[0].nullable) for prop in inspect(model).column_attrs if len(prop.columns) == 1
         }
+
+    @property
+    def database(self) -> Database:  # noqa: D102
+        return DATABASES[self.dialect]
 
     # -- statements ---------------------------------------------------------------------------
     def source(self) -> _Source:  # noqa: D102
@@ -283,6 +290,9 @@ class StatementCompiler(RelationalCompiler[ColumnElement[Any], Select[Any]]):
     def ilike(self, column: Any, pattern: LikePattern) -> ColumnElement[Any]:  # noqa: D102
         return func.lower(column).like(func.lower(literal(pattern.to_like())), escape=LIKE_ESCAPE)
 
+    def sql(self, template: str, value: Any) -> ColumnElement[Any]:  # noqa: D102
+        return _Template(template, value)
+
 
 class SQLiteStatementCompiler(StatementCompiler):
     """``StatementCompiler`` on SQLite: case-sensitive ``like`` by ``GLOB``, case folding beyond ASCII.
@@ -310,6 +320,28 @@ STATEMENT_COMPILERS: Mapping[str, type[StatementCompiler]] = MappingProxyType(
     {"sqlite": SQLiteStatementCompiler, "postgresql": StatementCompiler}
 )
 """The statement compiler of each supported database, by its name (``relational.databases``)."""
+
+
+class _Template(ColumnElement[int]):
+    """SQL text around one expression, ``template`` with the expression in place of ``{0}``; an integer."""
+
+    inherit_cache = True
+    type = Integer()
+    _traverse_internals = [
+        ("template", InternalTraversal.dp_string),
+        ("value", InternalTraversal.dp_clauseelement),
+    ]
+
+    def __init__(self, template: str, value: ColumnElement[Any]) -> None:
+        self.template = template
+        self.value = value
+
+
+@compiles(_Template)
+def _render_template(element: _Template, compiler: Any, **kw: Any) -> str:
+    # A driver whose parameters are written ``%(name)s`` reads a lone ``%`` of the SQL as one.
+    template = element.template.replace("%", "%%") if compiler.preparer._double_percents else element.template  # noqa: SLF001
+    return template.replace("{0}", compiler.process(element.value, **kw))
 
 
 _OPERATORS = {
