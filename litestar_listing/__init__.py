@@ -26,6 +26,7 @@ if typing.TYPE_CHECKING:
     )
     from litestar_listing.core.operators import OPERATORS, Operator
     from litestar_listing.core.parsing import Limits, QueryParser
+    from litestar_listing.core.parts import PARTS, Part
     from litestar_listing.core.query import (
         Combine,
         FieldPath,
@@ -66,6 +67,7 @@ if typing.TYPE_CHECKING:
 __all__ = (
     "ALL_FIELDS",
     "OPERATORS",
+    "PARTS",
     "Capabilities",
     "Combine",
     "Computed",
@@ -92,6 +94,7 @@ __all__ = (
     "Page",
     "Pagination",
     "ParameterError",
+    "Part",
     "Policy",
     "QueryParser",
     "RateLimitedError",

