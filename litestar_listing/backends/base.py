@@ -217,6 +217,8 @@ class Capabilities:
             reaches through a backend without it (checked at start).
         parts: The date parts it compiles (``core.parts.PARTS``): filters on ``<path>__<part>`` of
             every filterable date and datetime path (docs: query language, "Parts of dates").
+        json_keys: Filters, ordering and search on the keys of JSON fields a resource declares
+            (``Resource.json_keys``; docs: query language, "Keys of JSON documents").
     """
 
     operators: frozenset[str] = frozenset(OPERATORS)
@@ -230,6 +232,7 @@ class Capabilities:
     row_policies: bool = False
     inherited_policies: bool = False
     parts: frozenset[str] = frozenset(PARTS)
+    json_keys: bool = True
 
 
 @dataclass(frozen=True, slots=True)

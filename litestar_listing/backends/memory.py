@@ -198,8 +198,15 @@ class MemoryBackend:
                     following.append(item.get(step))
             current = following
             entity = self._graph.entities[relation.target]
+        key = path.key
         for item in current:
-            yield None if item is None else _plain(item.get(path.field))
+            value = None if item is None else _plain(item.get(path.field))
+            if key is None:
+                yield value
+            elif key.many:
+                yield from key.values(value)  # some element: none for a missing list
+            else:
+                yield next(iter(key.values(value)), None)
 
     def _filter(self, row: Row, item: Filter) -> bool:
         test = dispatch(self, "op", item.operator.name, key=item.key or item.name)
@@ -207,6 +214,11 @@ class MemoryBackend:
         # Several elements (``in``, ``between``) arrive as a tuple (``ValueKind.arity``).
         expected = _plain(given) if item.operator.kind.arity.single else tuple(_plain(one) for one in given)
         part = item.part
+        key = item.path.key
+        if key is not None and key.many and item.operator.name == "isnull":
+            # Whether the document holds a list there at all (docs: query language, "Keys of JSON documents").
+            documents = self._values(row, FieldPath(item.path.segments))
+            return any(key.holds_list(document) for document in documents) is not item.value
         for found in self._values(row, item.path):
             # A date part is compared instead of the whole value: its definition (``core.parts``).
             value = found if part is None or found is None else part.extract(found)  # type: ignore[arg-type]
@@ -288,3 +300,6 @@ class MemoryBackend:
 
     def op_iendswith(self, value: str, expected: str) -> bool:  # noqa: D102
         return fold_case(value).endswith(fold_case(expected))
+
+    def op_contains(self, value: Any, expected: Any) -> bool:  # noqa: D102
+        return bool(value == expected)  # ``value`` is one element of the list

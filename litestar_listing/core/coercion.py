@@ -148,6 +148,11 @@ def _datetime(info: FieldInfo, text: str) -> dt.datetime:
     return value if info.timezone else value.replace(tzinfo=None)
 
 
+def _json_document(info: FieldInfo, _text: str) -> object:
+    # A document is never compared whole: only its declared keys are (``JsonKey``).
+    raise CoercionError(describe_type(info))
+
+
 def _uuid(info: FieldInfo, text: str) -> uuid.UUID:
     try:
         return uuid.UUID(text.strip())
@@ -455,6 +460,13 @@ CODECS: Mapping[ValueType, ValueCodec] = MappingProxyType(
             schema=lambda _info: {"type": "string"},
             name=_fixed("Identifier"),
             python_type=lambda _info: str,
+        ),
+        ValueType.JSON: ValueCodec(
+            parse=_json_document,
+            describe=_fixed("a JSON document"),
+            schema=lambda _info: {},
+            name=_fixed("JsonDocument"),
+            python_type=lambda _info: object,
         ),
     }
 )

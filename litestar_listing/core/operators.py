@@ -116,7 +116,8 @@ _RANGED = _ORDERED - {ValueType.TEXT}
 """Numbers, dates and datetimes: text bounds would be ambiguous (a comma in the text) and the
 database's collation, not Python's, orders text."""
 _TEXT = frozenset({ValueType.TEXT})
-_ANY = frozenset(ValueType)
+_ANY = frozenset(ValueType) - {ValueType.JSON}
+"""Every type a value can be compared as: a JSON document only through its declared keys."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,6 +135,7 @@ class Operator:
         indexed: True when an ordinary (B-tree) index on the field serves it: a lookup or a range of
             the index, not a test of every row; the cost model prices the others as scans (docs:
             admission, "The cost of a list").
+        lists: Applies to lists of values only (a JSON key declared as a list), not to single values.
     """
 
     name: str
@@ -143,10 +145,16 @@ class Operator:
     repeated_as: str | None = None
     matches_null: bool = False
     indexed: bool = False
+    lists: bool = False
 
-    def applies_to(self, value_type: ValueType) -> bool:
-        """Whether the operator is defined for a field of ``value_type``."""
-        return value_type in self.types
+    def applies_to(self, value_type: ValueType, *, many: bool = False) -> bool:
+        """Whether the operator is defined for a field of ``value_type``; ``many``: a list of such values.
+
+        A list takes the operators of its element type, compared with each element, and the list
+        operators; a single value takes all but the list operators (docs: query language, "Keys
+        of JSON documents").
+        """
+        return value_type in self.types and (many or not self.lists)
 
     def __repr__(self) -> str:
         return f"Operator({self.name!r})"
@@ -186,5 +194,6 @@ OPERATORS: Mapping[str, Operator] = _registry(
     Operator("istartswith", "starts with the text, ignoring case", ValueKind.TEXT, _TEXT),
     Operator("endswith", "ends with the text", ValueKind.TEXT, _TEXT),
     Operator("iendswith", "ends with the text, ignoring case", ValueKind.TEXT, _TEXT),
+    Operator("contains", "the list holds the value", ValueKind.FIELD, _ANY, repeated_as="in", lists=True),
 )
 """Every operator, by the suffix a client writes; ``eq`` is the default when there is no suffix."""

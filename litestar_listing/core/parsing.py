@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import datetime
 import itertools
 import json
 import re
@@ -16,7 +17,7 @@ from urllib.parse import parse_qsl, unquote
 from litestar_listing.core.coercion import CoercionError, coerce, coerce_bool, coerce_text
 from litestar_listing.core.cursor import CURSOR_PARAMETER, CursorError, CursorToken, fingerprint
 from litestar_listing.core.errors import InvalidQueryError, ParameterError
-from litestar_listing.core.fields import FILTERS, filter_group, filter_object_entry
+from litestar_listing.core.fields import FILTERS, ValueType, filter_group, filter_object_entry
 from litestar_listing.core.names import NameIndex
 from litestar_listing.core.operators import OPERATORS, Element, Operator, ValueKind
 from litestar_listing.core.query import (
@@ -500,8 +501,9 @@ class QueryParser:
         if exposed is None:
             self._unknown(key, name, errors, hints)
             return None
-        if not operator.applies_to(exposed.field.type):
-            usable = [op.name for op in self.operators.values() if op.applies_to(exposed.field.type)]
+        info = exposed.field
+        if not operator.applies_to(info.type, many=info.many):
+            usable = [op.name for op in self.operators.values() if op.applies_to(info.type, many=info.many)]
             message = (
                 f"operator {operator.name!r} does not apply to {exposed.name!r} ({exposed.field.type.value}); "
                 f"use one of: {', '.join(usable)}"
@@ -534,7 +536,17 @@ class QueryParser:
         except ValueError as error:
             errors.append(ParameterError(key, str(error)))
             return None
+        key_type = exposed.path.key.type if exposed.path.key is not None else None
+        if key_type is ValueType.DATE and exposed.part is None:
+            value = _as_text(value)  # a JSON document holds a date as its ISO text
         return Filter(exposed.path, operator, value, key=key, part=exposed.part)
+
+
+def _as_text(value: object) -> object:
+    """Dates (one, or a tuple of them) as ``YYYY-MM-DD`` text; anything else as it is."""
+    if isinstance(value, tuple):
+        return tuple(_as_text(one) for one in value)
+    return value.isoformat() if isinstance(value, datetime.date) else value
 
 
 def _read_element(element: Element, info: FieldInfo, raw: str, limits: Limits) -> object:

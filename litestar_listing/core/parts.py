@@ -32,7 +32,9 @@ _DATES = frozenset({ValueType.DATE, ValueType.DATETIME})
 _DATETIMES = frozenset({ValueType.DATETIME})
 
 
-def _day(value: dt.date) -> dt.date:
+def _day(value: dt.date | str) -> dt.date:
+    if isinstance(value, str):  # a JSON document's YYYY-MM-DD text, read as its first day
+        return dt.date(int(value[:4]), 1, 1)
     if isinstance(value, dt.datetime):
         utc = value if value.tzinfo is None else value.astimezone(dt.timezone.utc)
         return utc.date()
@@ -125,11 +127,14 @@ class PartOf:
         field_type: The field's type, ``DATE`` or ``DATETIME``.
         aware: For a datetime field, whether its values carry an offset (``FieldInfo.timezone``):
             the ends of a span are then UTC datetimes, else naive ones in UTC.
+        text: The field's dates are ``YYYY-MM-DD`` text (a key of a JSON document): the ends of a
+            span are that text.
     """
 
     part: Part
     field_type: ValueType
     aware: bool = True
+    text: bool = False
 
     @property
     def name(self) -> str:
@@ -185,7 +190,7 @@ class PartOf:
     def _end(self, day: Day | None) -> object | None:
         """A span's end as a value of the field: the day itself, or midnight (UTC) of it."""
         if day is None or self.field_type is ValueType.DATE:
-            return day
+            return day.isoformat() if self.text and day is not None else day
         midnight = dt.datetime(day.year, day.month, day.day)  # noqa: DTZ001 - naive UTC, or given its zone here
         return midnight.replace(tzinfo=dt.timezone.utc) if self.aware else midnight
 

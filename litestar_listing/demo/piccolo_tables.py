@@ -12,7 +12,7 @@ declare.
 
 from __future__ import annotations
 
-from piccolo.columns import Boolean, DoublePrecision, ForeignKey, Integer, Secret, Timestamptz, Varchar
+from piccolo.columns import JSONB, Boolean, DoublePrecision, ForeignKey, Integer, Secret, Timestamptz, Varchar
 from piccolo.table import Table
 
 __all__ = ("TABLES", "Airline", "Airport", "DemoUser", "Flight", "Plane", "WatchedFlight", "Weather")
@@ -50,6 +50,7 @@ class Plane(Table, tablename="planes"):
     seats = Integer()
     speed = Integer(null=True)
     engine = Varchar()
+    specs = JSONB()
 
 
 class Flight(Table, tablename="flights"):

@@ -420,7 +420,7 @@ def list_parameters(resource: Resource, shared: SharedSchemas) -> list[Parameter
         info = exposed.field
         properties = groups.setdefault(filter_group(exposed.path), {})
         for operator in offered_operators(resource.backend).values():
-            if not operator.applies_to(info.type):
+            if not operator.applies_to(info.type, many=info.many):
                 continue
             key = name if operator.name == "eq" else f"{name}{LOOKUP_SEP}{operator.name}"
             schema = _operator_schema(info, operator, resource, shared)

@@ -131,7 +131,11 @@ def _prepare(resource: Resource) -> Prepared:
             computed=backend.computed_fields(),
             max_depth=resource.max_depth,
             parts=backend.capabilities.parts,
+            json_keys=resource.json_keys,
         )
+        if resource.json_keys and not backend.capabilities.json_keys:
+            msg = f"json_keys needs a backend with Capabilities.json_keys; {type(backend).__name__} has none"
+            raise ConfigurationError(msg)
         for forced in resource.scopes:
             for name in forced.fields:
                 field_map.field_at(FieldPath.parse(name))

@@ -71,6 +71,11 @@ class Resource:
             as text (docs: query language, "Document-store resources"). Keys naming operators
             (``$where``, ``$expr``...) are refused.
         max_depth: The most relations a path may cross.
+        json_keys: The keys of JSON fields clients may filter and order on (and search, when text
+            and named in ``search_fields``), by the JSON field's path, with their types:
+            ``{"specs": {"seats": int, "engine_type": str, "dims": {"width": float}, "tags": list[str]}}``
+            (docs: query language, "Keys of JSON documents"). A JSON field is never filtered whole.
+            The backend must have ``Capabilities.json_keys``.
         public_paths: Relation paths (or relation prefixes, ``"watches"``) that may reach a model
             another resource scopes although that model has no row policy: every row of it can be
             filtered, searched, ordered on or loaded through them (docs: scoping, "The start-up check").
@@ -122,6 +127,7 @@ class Resource:
     ignore_unknown_filters: bool | None = None
     raw_filters: Sequence[str] = ()
     max_depth: int = 3
+    json_keys: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     public_paths: Sequence[str] = ()
     keyset: bool = False
     total_mode: TotalMode = "exact"

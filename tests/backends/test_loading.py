@@ -21,7 +21,7 @@ from litestar_listing.backends.sqlalchemy.sqlite import read_engine
 from litestar_listing.core.parsing import equality_filter
 from litestar_listing.core.query import FieldPath, Policy
 from litestar_listing.plugin.prepared import prepare
-from tests.conformance.fixture import THINGS, USERS, company_row, part_rows, role_row, tag_rows
+from tests.conformance.fixture import ATTRIBUTES, THINGS, USERS, company_row, part_rows, role_row, tag_rows
 from tests.conformance.models import ConformanceBase
 from tests.conformance.targets import Target, memory_target, target_fixture
 from tests.matrix import Store, selected
@@ -56,6 +56,7 @@ def _user(user_id: int | None, nested: tuple[str, ...]) -> dict[str, Any] | None
 def expected_thing(thing_id: int) -> dict[str, Any]:
     values = next(row for row in THINGS if row[0] == thing_id)
     thing: dict[str, Any] = dict(zip(THING_COLUMNS, values, strict=True))
+    thing["attributes"] = ATTRIBUTES.get(thing_id)
     thing["owner"] = _user(thing["owner_id"], ("manager",))
     thing["reviewer"] = _user(thing["reviewer_id"], ())
     thing["company"] = company_row(thing["company_id"])
@@ -159,7 +160,7 @@ def orm_instances() -> Iterator[list[object]]:
 async def test_no_load_gives_only_columns_and_computed_values(target: Target) -> None:
     items = await _page(target, "id=13", ())
     expected = expected_thing(13)
-    assert items == [{key: expected[key] for key in (*THING_COLUMNS, "part_count")}]
+    assert items == [{key: expected[key] for key in (*THING_COLUMNS, "attributes", "part_count")}]
 
 
 async def test_statements_do_not_grow_with_the_page(target: Target) -> None:

@@ -13,7 +13,7 @@ from typing import Any
 from beanie import BackLink, DecimalAnnotation, Document, Link
 from pydantic import Field, SecretStr
 
-from tests.conformance.fixture import COMPANIES, PARTS, ROLES, TAGS, THING_TAGS, THINGS, USERS
+from tests.conformance.fixture import ATTRIBUTES, COMPANIES, PARTS, PROFILES, ROLES, TAGS, THING_TAGS, THINGS, USERS
 from tests.conformance.models import Status
 from tests.document_store.numbered import NumberedDocument
 
@@ -23,6 +23,7 @@ __all__ = ("DOCUMENTS", "Company", "Part", "Role", "Tag", "Thing", "User", "writ
 class Company(NumberedDocument):
     name: str
     founded: dt.date | None = None
+    profile: dict[str, Any] | None = None
 
     class Settings:
         name = "companies"
@@ -70,6 +71,7 @@ class Thing(NumberedDocument):
     reviewer: Link[User] | None = None
     company: Link[Company]
     deleted_at: dt.datetime | None = None
+    attributes: dict[str, Any] | None = None
     tags: list[Link[Tag]] = Field(default_factory=list)
     parts: list[BackLink[Part]] = Field(default_factory=list, json_schema_extra={"original_field": "thing"})
 
@@ -99,7 +101,9 @@ async def write_documents() -> None:
     """Delete every document of the conformance classes and insert the fixture rows through Beanie."""
     for document in DOCUMENTS:
         await document.delete_all()
-    await Company.insert_many([Company(id=key, name=name, founded=founded) for key, name, founded in COMPANIES])
+    await Company.insert_many(
+        [Company(id=key, name=name, founded=founded, profile=PROFILES.get(key)) for key, name, founded in COMPANIES]
+    )
     await Role.insert_many([Role(id=key, code=code, label=label) for key, code, label in ROLES])
     await User.insert_many(
         [
@@ -137,6 +141,7 @@ async def write_documents() -> None:
                 reviewer=_link(User, reviewer),
                 company=_link(Company, company),
                 deleted_at=deleted_at,
+                attributes=ATTRIBUTES.get(key),
                 tags=[_link(Tag, tag) for thing, tag in THING_TAGS if thing == key],
             )
         )

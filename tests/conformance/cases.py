@@ -122,6 +122,8 @@ _UNRESTRICTED_POLICIES: tuple[tuple[str, tuple[tuple[str, object], ...]], ...] =
 _BY_OWNER_ROLE = (  # owner__role__code (admin, dev, ops, then none), ties by id
     1, 6, 7, 16, 20, 26, 28, 31, 2, 8, 9, 10, 22, 25, 29, 4, 11, 12, 21, 27, 3, 5, 13, 14, 15, 17, 18, 19, 23, 24, 30,
 )  # fmt: skip
+JSON = frozenset({"json_keys"})
+"""Keys of JSON documents (``Capabilities.json_keys``)."""
 POLICY = frozenset({"row_policies"})
 """Row policies (``Capabilities.row_policies``)."""
 POLICY_REL = POLICY | REL
@@ -597,6 +599,76 @@ _TABLE: tuple[Case, ...] = (
     Case("error:part-of-text", "name__year=2024", errors=("name__year",)),
     Case("error:part-between-reversed", "created_at__year__between=2025,2024", errors=("created_at__year__between",)),
     Case("error:part-of-a-part", "created_at__year__month=1", errors=("created_at__year__month",)),
+    # ---------------------------------------------------------------- keys of JSON documents (docs: query language)
+    # Hand-counted from fixture.ATTRIBUTES and fixture.PROFILES: a value of another type than declared,
+    # JSON null and a missing key read as NULL; things 11 to 31 and 8 have no document.
+    Case("json:text", "attributes__color=red&order_by=id", (1, 10), 2, needs=JSON),
+    Case("json:text-ilike", "attributes__color__ilike=RED&order_by=id", (1, 2, 10), 3, needs=JSON),
+    Case("json:text-folded", "attributes__color__istartswith=%CF%89", (5,), 1, needs=JSON),
+    Case("json:text-in", "attributes__color__in=red,blue&order_by=id", (1, 3, 10), 3, needs=JSON),
+    Case("json:text-isnull", "attributes__color__isnull=true&order_by=id&count=3", (4, 6, 7), 25, needs=JSON),
+    Case("json:text-ne-nulls-match", "attributes__color__ne=red&order_by=id&count=5", (2, 3, 4, 5, 6), 29, needs=JSON),
+    Case("json:integer", "attributes__size=42&order_by=id", (1, 10), 2, needs=JSON),
+    Case("json:integer-gt", "attributes__size__gt=40&order_by=id", (1, 6, 9, 10), 4, needs=JSON),
+    Case("json:integer-negative", "attributes__size__lt=0", (5,), 1, needs=JSON),
+    Case("json:integer-beyond-double", "attributes__size=9007199254740993", (9,), 1, needs=JSON),
+    Case("json:integer-between", "attributes__size__between=7,42&order_by=id", (1, 2, 10), 3, needs=JSON),
+    Case("json:float-from-integer", "attributes__ratio=2", (2,), 1, needs=JSON),
+    Case("json:float-gte", "attributes__ratio__gte=2&order_by=id", (2, 6), 2, needs=JSON),
+    Case("json:boolean", "attributes__fragile=true&order_by=id", (1, 10), 2, needs=JSON),
+    Case("json:boolean-false", "attributes__fragile=false", (2,), 1, needs=JSON),
+    Case("json:boolean-isnull", "attributes__fragile__isnull=false&order_by=id", (1, 2, 10), 3, needs=JSON),
+    # A date is its YYYY-MM-DD text: "2024-02-30" is one, "soon" is not.
+    Case("json:date-gte", "attributes__released__gte=2024-01-01&order_by=id", (1, 5, 6), 3, needs=JSON),
+    Case("json:date-eq", "attributes__released=2023-12-31", (2,), 1, needs=JSON),
+    Case("json:date-year", "attributes__released__year=2024&order_by=id", (1, 5), 2, needs=JSON),
+    Case("json:date-year-lt", "attributes__released__year__lt=2024", (2,), 1, needs=JSON),
+    Case("json:nested", "attributes__dims__width=10.5&order_by=id", (1, 10), 2, needs=JSON),
+    Case("json:nested-isnull", "attributes__dims__width__isnull=true&order_by=id&count=3", (3, 4, 5), 27, needs=JSON),
+    Case("json:nested-text", "attributes__dims__unit=mm", (10,), 1, needs=JSON),
+    # A list: some element of the declared type matches; a value that is not a list has no element.
+    Case("json:list-eq", "attributes__tags=sale&order_by=id", (1, 2), 2, needs=JSON),
+    Case("json:list-contains", "attributes__tags__contains=new&order_by=id", (1, 4, 9), 3, needs=JSON),
+    Case(
+        "json:list-contains-repeated-is-any",
+        "attributes__tags__contains=new&attributes__tags__contains=sale&order_by=id",
+        (1, 2, 4, 9),
+        4,
+        needs=JSON,
+    ),
+    Case("json:list-in", "attributes__tags__in=clearance,Sale&order_by=id", (4, 6), 2, needs=JSON),
+    Case("json:list-ne-some-element", "attributes__tags__ne=new&order_by=id", (1, 2, 4, 6), 4, needs=JSON),
+    Case("json:list-istartswith", "attributes__tags__istartswith=s&order_by=id", (1, 2, 6), 3, needs=JSON),
+    Case("json:list-isnull", "attributes__tags__isnull=true&order_by=id&count=3", (5, 7, 8), 25, needs=JSON),
+    Case("json:list-not-null", "attributes__tags__isnull=false&order_by=id", (1, 2, 3, 4, 6, 9), 6, needs=JSON),
+    # Ordering: NULLs last, ties by id; text in code-point order.
+    Case("json:order-desc", "order_by=-attributes__size&count=5", (9, 6, 1, 10, 2), 31, needs=JSON),
+    Case("json:order-text", "order_by=attributes__color&count=4", (2, 3, 9, 1), 31, needs=JSON),
+    Case("json:order-nested", "order_by=attributes__dims__width&count=4", (6, 2, 1, 10), 31, needs=JSON),
+    # Search over a text key and a list of text (things_json).
+    Case("json:search-list", "search=clearance", (4,), 1, resource="things_json", needs=JSON | MANY),
+    Case("json:search-folded", "search=SALE&order_by=id", (1, 2, 6), 3, resource="things_json", needs=JSON | MANY),
+    # Through a to-one relation, under the related model's row policy.
+    Case("json:relation", "company__profile__tier=gold&order_by=id&count=3", (1, 2, 3), 14, needs=JSON | REL),
+    Case("json:relation-list", "company__profile__regions__contains=us&order_by=id&count=3", (1, 2, 3), 25,
+         needs=JSON | REL),
+    Case("json:relation-not-a-list", "company__profile__regions__contains=eu&order_by=id&count=1", (1,), 14,
+         needs=JSON | REL),
+    Case("json:relation-isnull", "company__profile__tier__isnull=true&order_by=id", (6, 16, 20, 23, 26, 31), 6,
+         needs=JSON | REL),
+    Case("json:relation-order", "order_by=-company__profile__tier&count=2", (4, 5), 31, needs=JSON | REL),
+    Case("json:relation-hidden", "company__profile__tier=gold", (), 0, policies=(("Company", (("id", 2),)),),
+         needs=JSON | POLICY_REL),
+    Case("json:relation-hidden-is-null", "company__profile__tier__isnull=true&order_by=id&count=3", (1, 2, 3), 20,
+         policies=(("Company", (("id", 2),)),), needs=JSON | POLICY_REL),
+    # Refused: the document whole, an undeclared key, a value of the wrong type, a list operator on a value.
+    Case("error:json-document", "attributes=x", errors=("attributes",), needs=JSON),
+    Case("error:json-undeclared-key", "attributes__weight=1", errors=("attributes__weight",), needs=JSON),
+    Case("error:json-bad-integer", "attributes__size=big", errors=("attributes__size",), needs=JSON),
+    Case("error:json-contains-on-a-value", "attributes__color__contains=r", errors=("attributes__color__contains",),
+         needs=JSON),
+    Case("error:json-order-by-list", "order_by=attributes__tags", errors=("order_by",), needs=JSON),
+    Case("error:json-order-by-document", "order_by=attributes", errors=("order_by",), needs=JSON),
     # ---------------------------------------------------------------- UUID: uid
     Case("op:eq:uuid-lower", f"uid={_UUID_7}", (7,), 1),
     Case("op:eq:uuid-upper", f"uid={_UUID_7.upper()}", (7,), 1),
@@ -1822,7 +1894,7 @@ _TABLE: tuple[Case, ...] = (
 _RESERVED = frozenset({"page", "count", "search", "order_by"})
 _OPERATORS = frozenset({
     "eq", "ne", "gt", "gte", "lt", "lte", "in", "nin", "isnull",
-    "like", "ilike", "startswith", "istartswith", "endswith", "iendswith",
+    "like", "ilike", "startswith", "istartswith", "endswith", "iendswith", "contains",
 })  # fmt: skip
 _REPEATED_AS = {"eq": "in", "ne": "nin"}
 _PARTS = frozenset({"date", "year", "quarter", "month", "day", "week_day", "hour"})

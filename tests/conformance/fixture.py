@@ -25,10 +25,12 @@ from tests.conformance.models import (
 )
 
 __all__ = (
+    "ATTRIBUTES",
     "COMPANIES",
     "DELETED_IDS",
     "MISSING",
     "PARTS",
+    "PROFILES",
     "ROLES",
     "TAGS",
     "THINGS",
@@ -60,6 +62,33 @@ COMPANIES: tuple[tuple[int, str, dt.date | None], ...] = (
     (3, "Initech", None),
     (4, "Umbrella", dt.date(2001, 9, 9)),  # owns no thing; only supplies parts
 )
+
+# The JSON documents (``Company.profile``, ``Thing.attributes``) by id; a missing id is SQL NULL.
+# Declared keys: profile {tier: str, regions: list[str]}; attributes {color: str, size: int,
+# ratio: float, fragile: bool, released: date, tags: list[str], dims: {width: float, unit: str}}.
+# Values of another type than declared, JSON null and missing keys read as NULL.
+PROFILES: dict[int, Any] = {
+    1: {"tier": "gold", "regions": ["eu", "us"]},
+    2: {"tier": "silver", "regions": ["us"]},
+    4: {"tier": "gold", "regions": "eu"},  # not a list
+}
+ATTRIBUTES: dict[int, Any] = {
+    1: {
+        "color": "red", "size": 42, "ratio": 0.5, "fragile": True, "released": "2024-03-01",
+        "tags": ["new", "sale"], "dims": {"width": 10.5, "unit": "cm"},
+    },
+    2: {
+        "color": "Red", "size": 7, "ratio": 2, "fragile": False, "released": "2023-12-31",
+        "tags": ["sale"], "dims": {"width": 3},
+    },
+    3: {"color": "blue", "size": "42", "tags": [], "dims": {"width": None}},
+    4: {"color": None, "size": 42.0, "fragile": "yes", "released": "soon", "tags": ["new", 5, None, "clearance"]},
+    5: {"color": "ΩMEGA", "size": -3, "released": "2024-02-30", "tags": "sale", "dims": "wide"},
+    6: {"size": 100, "ratio": 12.75, "released": "2025-01-01", "tags": ["Sale"], "dims": {"width": 0}},
+    7: {},
+    9: {"color": "green", "size": 9007199254740993, "tags": ["new"]},
+    10: {"color": "red", "size": 42, "fragile": True, "dims": {"width": 10.5, "unit": "mm"}},
+}  # fmt: skip
 
 # Roles: id, code, label.
 ROLES: tuple[tuple[int, str, str | None], ...] = (
@@ -236,7 +265,7 @@ def company_row(company_id: int | None) -> dict[str, Any] | None:
     """The company ``company_id`` as a dict, or None."""
     for row in COMPANIES:
         if row[0] == company_id:
-            return {"id": row[0], "name": row[1], "founded": row[2]}
+            return {"id": row[0], "name": row[1], "founded": row[2], "profile": PROFILES.get(row[0])}
     return None
 
 
@@ -308,6 +337,7 @@ def memory_rows() -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     for values in THINGS:
         row: dict[str, Any] = dict(zip(_THING_COLUMNS, values, strict=True))
+        row["attributes"] = ATTRIBUTES.get(row["id"])
         row["owner"] = _user(row["owner_id"], 1)
         row["reviewer"] = _user(row["reviewer_id"], 1)
         row["company"] = company_row(row["company_id"])
@@ -331,10 +361,14 @@ def table_rows(*, dangling: bool = True) -> list[tuple[Table, list[dict[str, Any
 
     things = columns(_THING_COLUMNS, THINGS)
     for thing in things:
+        thing["attributes"] = ATTRIBUTES.get(thing["id"])
         thing["status"] = None if thing["status"] is None else Status(thing["status"])
     tables = ConformanceBase.metadata.tables
     every = [
-        (tables["companies"], columns(("id", "name", "founded"), COMPANIES)),
+        (
+            tables["companies"],
+            [{**row, "profile": PROFILES.get(row["id"])} for row in columns(("id", "name", "founded"), COMPANIES)],
+        ),
         (tables["roles"], columns(("id", "code", "label"), ROLES)),
         (
             tables["users"],
@@ -370,7 +404,8 @@ def orm_objects() -> list[object]:
     """
     tags = {tag_id: Tag(id=tag_id, name=name) for tag_id, name in TAGS}
     objects: list[object] = [
-        Company(id=company_id, name=name, founded=founded) for company_id, name, founded in COMPANIES
+        Company(id=company_id, name=name, founded=founded, profile=PROFILES.get(company_id))
+        for company_id, name, founded in COMPANIES
     ]
     objects += [Role(id=role_id, code=code, label=label) for role_id, code, label in ROLES]
     objects += [
@@ -389,7 +424,7 @@ def orm_objects() -> list[object]:
     for values in THINGS:
         data = dict(zip(_THING_COLUMNS, values, strict=True))
         data["status"] = None if data["status"] is None else Status(data["status"])
-        thing = Thing(**data)
+        thing = Thing(**data, attributes=ATTRIBUTES.get(data["id"]))
         thing.tags = [tags[tag_id] for owner, tag_id in THING_TAGS if owner == data["id"] and tag_id in tags]
         objects.append(thing)
     objects += [

@@ -9,10 +9,12 @@ import datetime as dt
 import enum
 import uuid
 from decimal import Decimal
+from typing import Any
 
 from advanced_alchemy.types import DateTimeUTC
-from sqlalchemy import BigInteger, Column, ForeignKey, Numeric, String, Table, Text, Uuid
+from sqlalchemy import JSON, BigInteger, Column, ForeignKey, Numeric, String, Table, Text, Uuid
 from sqlalchemy import Enum as SAEnum
+from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 __all__ = ("Company", "ConformanceBase", "Part", "Role", "Status", "Tag", "Thing", "User", "thing_tags")
@@ -43,6 +45,10 @@ thing_tags = Table(
 """The many-to-many association of things and tags."""
 
 
+DOCUMENT = JSON(none_as_null=True).with_variant(JSONB(none_as_null=True), "postgresql")
+"""A JSON document: ``jsonb`` on PostgreSQL, JSON text on SQLite; Python's None is SQL NULL."""
+
+
 class Company(ConformanceBase):
     """A tenant; also the supplier of parts."""
 
@@ -51,6 +57,7 @@ class Company(ConformanceBase):
     id: Mapped[int] = mapped_column(primary_key=True, autoincrement=False)
     name: Mapped[str] = mapped_column(String(100))
     founded: Mapped[dt.date | None] = mapped_column()
+    profile: Mapped[dict[str, Any] | None] = mapped_column(DOCUMENT)
 
 
 class Role(ConformanceBase):
@@ -126,6 +133,7 @@ class Thing(ConformanceBase):
     reviewer_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
     company_id: Mapped[int] = mapped_column(ForeignKey("companies.id"))
     deleted_at: Mapped[dt.datetime | None] = mapped_column(DateTimeUTC(timezone=True))
+    attributes: Mapped[dict[str, Any] | None] = mapped_column(DOCUMENT)
 
     owner: Mapped[User | None] = relationship(lazy="raise", foreign_keys=[owner_id])
     reviewer: Mapped[User | None] = relationship(lazy="raise", foreign_keys=[reviewer_id])

@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from piccolo.columns import (
+    JSONB,
     M2M,
     UUID,
     BigInt,
@@ -39,6 +40,7 @@ class Company(Table, tablename="companies"):
     id = Integer(primary_key=True)
     name = Varchar(length=100)
     founded = Date(null=True, default=None)
+    profile = JSONB(null=True, default=None)
 
 
 class Role(Table, tablename="roles"):
@@ -78,6 +80,7 @@ class Thing(Table, tablename="things"):
     reviewer = ForeignKey(User, null=True, db_column_name="reviewer_id")
     company = ForeignKey(Company, null=False, db_column_name="company_id")
     deleted_at = Timestamptz(null=True, default=None)
+    attributes = JSONB(null=True, default=None)
     tags = M2M(LazyTableReference("ThingTag", module_path=__name__))
 
 

@@ -8,6 +8,7 @@ makes the module-scoped ``target`` fixture of a test module from it.
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 import enum
 import functools
 import sqlite3
@@ -141,11 +142,38 @@ class Target:
             yield ListContext(session=session)
 
 
+THING_JSON_KEYS: Mapping[str, Mapping[str, Any]] = {
+    "attributes": {
+        "color": str,
+        "size": int,
+        "ratio": float,
+        "fragile": bool,
+        "released": dt.date,
+        "tags": list[str],
+        "dims": {"width": float, "unit": str},
+    },
+    "company__profile": {"tier": str, "regions": list[str]},
+}
+"""The declared keys of the JSON fields (``fixture.ATTRIBUTES``, ``fixture.PROFILES``), on backends with
+``Capabilities.json_keys``."""
+
+
 def things_resources(make: Any) -> dict[str, Resource]:
-    return {
-        name: Resource(name, make(name), combine=combine, max_cost=CEILINGS.get(name), **THINGS_OPTIONS)
-        for name, combine in RESOURCES.items()
-    }
+    """The case table's resources over ``make(name)``'s backends; ``things_json`` where JSON keys are offered.
+
+    ``things_json`` is ``things`` with ``search`` over two JSON keys besides its own fields.
+    """
+    resources: dict[str, Resource] = {}
+    for name, combine in RESOURCES.items():
+        backend = make(name)
+        keys = THING_JSON_KEYS if backend.capabilities.json_keys else {}
+        options = {**THINGS_OPTIONS, "json_keys": keys}
+        resources[name] = Resource(name, backend, combine=combine, max_cost=CEILINGS.get(name), **options)
+        if name == "things" and keys:
+            searched = (*THINGS_OPTIONS["search_fields"], "attributes__color", "attributes__tags")
+            options["search_fields"] = searched
+            resources["things_json"] = Resource("things_json", make(name), **options)
+    return resources
 
 
 def memory_target() -> Target:

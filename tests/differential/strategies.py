@@ -7,6 +7,7 @@ neighbours and trap strings (``%``, ``_``, ``\\``, quotes, accents, case pairs, 
 
 from __future__ import annotations
 
+import datetime as dt
 import functools
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -109,10 +110,27 @@ def _at(row: Mapping[str, Any], path: str) -> tuple[object, ...]:
 
 
 def _values(row: Mapping[str, Any], exposed: ExposedField) -> tuple[object, ...]:
-    """The values a filter on ``exposed`` compares in ``row``: its field's, or their date part (``core.parts``)."""
-    found = _at(row, exposed.path.name)
+    """The values a filter on ``exposed`` compares in ``row``: its field's, a JSON key's, or their date part."""
+    key = exposed.path.key
+    if key is None:
+        found = _at(row, exposed.path.name)
+    else:  # the typed values of a JSON document's key (``JsonKey.values``), its dates as dates
+        found = tuple(
+            _date_of(value) if key.type is ValueType.DATE else value
+            for document in _at(row, "__".join(exposed.path.segments))
+            for value in key.values(document)
+        )
+        found = tuple(value for value in found if value is not None)
     part = exposed.part
     return found if part is None else tuple(part.extract(value) for value in found)  # type: ignore[arg-type]
+
+
+def _date_of(text: object) -> dt.date | None:
+    """A JSON document's ``YYYY-MM-DD`` text as a date; None when it names no day (``2024-02-30``)."""
+    try:
+        return dt.date.fromisoformat(str(text))
+    except ValueError:
+        return None
 
 
 def _reach(value: object, segments: Sequence[str]) -> Iterator[object]:
@@ -138,13 +156,13 @@ class Domain:
             in first-seen order (a stable order keeps the draws reproducible).
         rows: The rows the resource lists without filters; each query draws one as its anchor, whose
             values most filters compare with, so that ANDed filters still find a row.
-        operators: Each value type -> the operators of ``OPERATORS`` that apply to it.
+        operators: Each value type, and whether a list of it -> the operators of ``OPERATORS`` that apply.
     """
 
     field_map: FieldMap
     values: Mapping[str, tuple[object, ...]]
     rows: tuple[Mapping[str, Any], ...]
-    operators: Mapping[ValueType, tuple[Operator, ...]]
+    operators: Mapping[tuple[ValueType, bool], tuple[Operator, ...]]
 
     @classmethod
     def of(cls, field_map: FieldMap, rows: Sequence[Mapping[str, Any]]) -> Domain:
@@ -155,8 +173,11 @@ class Domain:
             for name, exposed in named.items()
         }
         operators = {
-            value_type: tuple(operator for operator in OPERATORS.values() if operator.applies_to(value_type))
+            (value_type, many): tuple(
+                operator for operator in OPERATORS.values() if operator.applies_to(value_type, many=many)
+            )
             for value_type in ValueType
+            for many in (False, True)
         }
         return cls(field_map, values, tuple(rows), operators)
 
@@ -356,7 +377,8 @@ def query_strings(draw: st.DrawFn, domain: Domain) -> str:
     for _ in range(pick(draw, (0, 1, 1, 2, 2, 3, 4))):
         path = pick(draw, domain.filter_paths)
         # One parameter group per path and operator: two ``gt`` on one path would be a 400.
-        targets[path, pick(draw, domain.operators[domain.field_map.filterable[path].field.type])] = None
+        info = domain.field_map.filterable[path].field
+        targets[path, pick(draw, domain.operators[info.type, info.many])] = None
     params: list[tuple[str, str]] = []
     for path, operator in targets:
         params += filter_params(draw, domain, path, operator, anchor)

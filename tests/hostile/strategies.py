@@ -374,7 +374,8 @@ def ordinary_params(
         # Document-store syntax: equality by name, repeated for membership (docs: query language,
         # "Document-store resources").
         return [(path, field_value(draw, domain, path, anchor)) for _ in range(pick(draw, (1, 1, 1, 2)))]
-    operator = pick(draw, domain.operators[domain.field_map.filterable[path].field.type])
+    info = domain.field_map.filterable[path].field
+    operator = pick(draw, domain.operators[info.type, info.many])
     return filter_params(draw, domain, path, operator, anchor)
 
 

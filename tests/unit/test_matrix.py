@@ -37,6 +37,7 @@ CHANGED: dict[str, Any] = {
     "row_policies": True,
     "inherited_policies": True,
     "parts": frozenset({"year"}),
+    "json_keys": False,
 }
 
 
@@ -49,7 +50,13 @@ def test_every_capability_field_can_be_needed(field: str) -> None:
 
 def test_capability_names_of_a_document_store() -> None:
     names = capability_names(
-        Capabilities(operators=frozenset(), filter_syntax=FilterSyntax.DOCUMENT, raw_filters=True, parts=frozenset())
+        Capabilities(
+            operators=frozenset(),
+            filter_syntax=FilterSyntax.DOCUMENT,
+            raw_filters=True,
+            parts=frozenset(),
+            json_keys=False,
+        )
     )
     assert names == {
         "relation_paths",

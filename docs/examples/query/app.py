@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import datetime as dt
 from decimal import Decimal
+from typing import Any
 
 from advanced_alchemy.extensions.litestar import SQLAlchemyAsyncConfig, SQLAlchemyPlugin
 from litestar import Litestar
-from sqlalchemy import Column, ForeignKey, Numeric, String, Table
+from sqlalchemy import JSON, Column, ForeignKey, Numeric, String, Table
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 from litestar_listing import ListingPlugin, Resource
@@ -53,7 +54,7 @@ class Tag(Base):
 
 
 class Book(Base):
-    """The listed model: text, integer, decimal, date, boolean and a NULLable float."""
+    """The listed model: text, integer, decimal, date, boolean, a NULLable float and a JSON document."""
 
     __tablename__ = "books"
 
@@ -65,6 +66,7 @@ class Book(Base):
     in_print: Mapped[bool]
     rating: Mapped[float | None]
     author_id: Mapped[int] = mapped_column(ForeignKey("authors.id"))
+    details: Mapped[dict[str, Any]] = mapped_column(JSON)
 
     author: Mapped[Author] = relationship(lazy="raise")
     tags: Mapped[list[Tag]] = relationship(secondary=book_tags, lazy="raise")
@@ -77,6 +79,23 @@ AUTHORS = [
     (4, "Italo Calvino", "IT"),
 ]
 TAGS = [(1, "classic"), (2, "short stories"), (3, "space")]
+DETAILS = {
+    1: {
+        "format": "paperback",
+        "editions": 12,
+        "awards": ["Hugo", "Nebula", "Locus"],
+        "series": {"name": "Hainish Cycle"},
+    },
+    2: {"format": "hardcover", "editions": 9, "awards": ["Hugo", "Nebula"], "series": {"name": "Hainish Cycle"}},
+    3: {"format": "paperback", "editions": 7, "translated": True},
+    4: {"format": "paperback", "editions": 3, "translated": True},
+    5: {"format": "hardcover", "editions": 5, "awards": []},
+    6: {"format": "paperback", "editions": 2, "awards": ["Hugo", "Nebula", "Locus"]},
+    7: {"format": "hardcover", "editions": 6, "translated": True},
+    8: {"format": "paperback", "editions": 4, "translated": True, "awards": ["National Book Award"]},
+}
+"""Each book's ``details``, a JSON document whose keys the resource declares."""
+
 BOOKS = [
     # id, title, pages, price, published, in_print, rating, author_id, tag ids
     (1, "The Dispossessed", 387, "14.50", "1974-05-01", True, 4.6, 1, [1, 3]),
@@ -111,6 +130,7 @@ async def seed() -> None:
                     in_print=in_print,
                     rating=rating,
                     author_id=author_id,
+                    details=DETAILS[book_id],
                     tags=[tags[tag_id] for tag_id in tag_ids],
                 )
             )
@@ -125,6 +145,9 @@ books = Resource(
     order_fields=("*", "author__name"),
     search_fields=("title", "author__name"),
     default_order=("title",),  # without order_by; the primary key always breaks ties
+    json_keys={  # keys of the JSON document, with their types: filterable and orderable
+        "details": {"format": str, "translated": bool, "editions": int, "awards": list[str], "series": {"name": str}}
+    },
 )
 app = Litestar(plugins=[SQLAlchemyPlugin(config=config), ListingPlugin([books])], on_startup=[seed])
 # end-resource

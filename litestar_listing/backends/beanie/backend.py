@@ -116,6 +116,7 @@ class BeanieBackend:
         raw_filters=True,
         row_policies=True,
         parts=frozenset(),
+        json_keys=False,
     )
     visitor = PipelineCompiler
     """The class whose ``op_<name>`` methods compile the declared operators (``check_contract``)."""

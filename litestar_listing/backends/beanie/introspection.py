@@ -51,9 +51,12 @@ def object_id(text: str) -> ObjectId:
 def value_type(annotation: Any) -> tuple[ValueType, dict[str, Any]] | None:
     """Map a plain (non-link) field annotation to a ``ValueType`` and extra ``FieldInfo`` arguments.
 
-    Returns None for shapes the listing does not filter, order or list (embedded models, lists).
+    Returns None for shapes the listing does not filter, order or list (embedded models, lists); a
+    ``dict`` is a JSON document, listed whole.
     """
     kind = _unwrap(annotation)[0]
+    if kind is dict or typing.get_origin(kind) is dict:
+        return ValueType.JSON, {}
     if not isinstance(kind, type):
         return None
     simple: tuple[tuple[type, ValueType, dict[str, Any]], ...] = (

@@ -27,8 +27,9 @@ from piccolo.table import Table
 from litestar_listing.backends._sqlite import FOLD_FUNCTION, is_ascii_sql
 from litestar_listing.backends.piccolo.introspection import Relation, Tables
 from litestar_listing.backends.relational.compiler import Continue, RelationalCompiler
-from litestar_listing.backends.relational.databases import DATABASES, Database
+from litestar_listing.backends.relational.databases import DATABASES, PLACEHOLDER, Database
 from litestar_listing.backends.relational.shapes import Slot
+from litestar_listing.core.fields import ValueType
 from litestar_listing.core.query import ListQuery
 from litestar_listing.core.text import LIKE_ESCAPE, LikePattern, fold_case
 
@@ -362,8 +363,11 @@ class QueryCompiler(RelationalCompiler[Any, QueryString]):
     def ilike(self, column: Any, pattern: LikePattern) -> QueryString:  # noqa: D102
         return QueryString(f"lower({{}}) LIKE lower({{}}) ESCAPE '{LIKE_ESCAPE}'", column, pattern.to_like())
 
-    def sql(self, template: str, value: Any) -> QueryString:  # noqa: D102
-        return QueryString(template.format("{}"), value)
+    def sql(self, template: str, value_type: ValueType, *values: Any) -> QueryString:  # noqa: D102
+        pieces = PLACEHOLDER.split(template)
+        # Each place an expression appears takes it as an argument of its own, in order.
+        text = "".join("{}" if index % 2 else piece for index, piece in enumerate(pieces))
+        return QueryString(text, *(values[int(piece)] for piece in pieces[1::2]))
 
 
 class SQLiteQueryCompiler(QueryCompiler):

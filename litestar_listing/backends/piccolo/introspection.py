@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from piccolo.columns import (
+    JSON,
     M2M,
     UUID,
     BigInt,
@@ -68,6 +69,7 @@ def value_type(column: Column) -> tuple[ValueType, dict[str, Any]] | None:
         (UUID, ValueType.UUID),
         (Varchar, ValueType.TEXT),  # Varchar, Email and Secret
         (Text, ValueType.TEXT),
+        (JSON, ValueType.JSON),  # JSON and JSONB
     )
     for kind, mapped in simple:
         if isinstance(column, kind):

@@ -11,10 +11,12 @@ reads only the rows inside the policy.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from piccolo.columns import JSON
 from piccolo.querystring import QueryString
 from piccolo.table import Table
 
@@ -57,6 +59,7 @@ class Node:
     Attributes:
         table: Its table.
         fields: ``(field name, alias)`` of its public fields, in declaration order.
+        documents: Its JSON fields, which the driver reads as text: decoded into the item.
         presence: The alias of its primary key, for entities that may be absent (a LEFT JOIN that
             found no row); None when it is always present.
         to_one: Nested to-one entities by relation name (joined into the same statement).
@@ -65,6 +68,7 @@ class Node:
 
     table: type[Table]
     fields: list[tuple[str, str]] = field(default_factory=list)
+    documents: frozenset[str] = frozenset()
     presence: str | None = None
     to_one: dict[str, Node] = field(default_factory=dict)
     to_many: dict[str, tuple[Relation, str, Mapping[str, Any]]] = field(default_factory=dict)
@@ -74,6 +78,9 @@ class Node:
         if self.presence is not None and row[self.presence] is None:
             return None
         item = {name: row[alias] for name, alias in self.fields}
+        for name in self.documents:
+            if isinstance(item[name], str):
+                item[name] = json.loads(item[name])
         for name, child in self.to_one.items():
             item[name] = child.item(row)
         return item
@@ -99,6 +106,7 @@ def plan(
     info = tables.info[table]
     node = Node(table)
     node.fields = [(name, selection.add(getattr(anchor, info.fields[name]._meta.name))) for name in info.public]
+    node.documents = frozenset(name for name in info.public if isinstance(info.fields[name], JSON))
     if optional:
         key = getattr(anchor, table._meta.primary_key._meta.name)
         condition = None if guard is None else guard(table, anchor)

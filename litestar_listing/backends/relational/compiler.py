@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 from litestar_listing.backends.base import dispatch, field_filter, where
 from litestar_listing.backends.relational.databases import Database
 from litestar_listing.core.errors import ConfigurationError
-from litestar_listing.core.fields import ValueType
+from litestar_listing.core.fields import JsonKey, ValueType
 from litestar_listing.core.query import FieldPath, Filter, ListQuery, OrderTerm, Policy, Search
 from litestar_listing.core.text import LikePattern, contains_pattern
 
@@ -236,7 +236,7 @@ class RelationalCompiler(ABC, Generic[Expression, Statement]):
         for index, step in enumerate(path.relations):
             relation = self.relation(place, step)
             target = self.graph.entities[entity].relations[step].target
-            inner = self._continue(FieldPath(path.segments[index + 1 :]), leaf, target, policies)
+            inner = self._continue(FieldPath(path.segments[index + 1 :], path.key), leaf, target, policies)
             reached: Expression | None = None
             if self.is_to_many(relation):
                 reached = self.semi_join_many(place, relation, inner, semi=semi)
@@ -251,7 +251,12 @@ class RelationalCompiler(ABC, Generic[Expression, Statement]):
             if guard is not None:
                 guards.append(guard)
         value = self.field(place, path.field)
-        return leaf(self.guarded(value, self.all_of(guards)) if guards else value)
+        value = self.guarded(value, self.all_of(guards)) if guards else value
+        if path.key is None:
+            return leaf(value)
+        if path.key.many:
+            return self.json_any(value, path.key, leaf)
+        return leaf(self.json_value(value, path.key))
 
     def _continue(
         self, rest: FieldPath, leaf: Callable[[Any], Expression], entity: str, policies: Policies
@@ -294,6 +299,16 @@ class RelationalCompiler(ABC, Generic[Expression, Statement]):
 
     def filter(self, source: Any, item: Filter, policies: Policies = _NO_POLICIES) -> Expression:
         """One filter: the operator's ``op_<name>``, OR the value IS NULL when the operator matches NULL."""
+        key = item.path.key
+        if key is not None and key.many and item.operator.name == "isnull":
+            # Whether the document holds a list there at all, not an element (docs: query language,
+            # "Keys of JSON documents").
+            null = bool(item.value)
+
+            def listed(document: Any) -> Expression:
+                return self.is_null(self.json_list(document, key), null=null)
+
+            return self.predicate(source, FieldPath(item.path.segments), listed, semi=not null, policies=policies)
         # A filter that NULL satisfies must see the NULL of a missing related row: it keeps the join.
         return self.predicate(source, item.path, self._leaf(item), semi=not item.matches_null, policies=policies)
 
@@ -309,7 +324,8 @@ class RelationalCompiler(ABC, Generic[Expression, Statement]):
 
     def nullable(self, term: OrderTerm) -> bool:
         """Whether ``term``'s value can be NULL: a relation path (a LEFT JOIN), a computed alias, a nullable column."""
-        return bool(term.path.relations) or term.path.field in self.computed or self.nullable_field(term.path.field)
+        path = term.path
+        return bool(path.relations or path.key) or path.field in self.computed or self.nullable_field(path.field)
 
     def order_term(self, term: OrderTerm, value: Expression) -> Expression:
         """One ORDER BY term over ``value``; NULLs last in both directions (docs: design, "Ordering")."""
@@ -363,6 +379,27 @@ class RelationalCompiler(ABC, Generic[Expression, Statement]):
             conditions.append(self.all_of(ends) if ends else self.is_null(column, null=False))
         return self.any_of(conditions) if conditions else self.constant(value=False)
 
+    def json_value(self, document: Any, key: JsonKey) -> Expression:
+        """The value at ``key`` in the JSON ``document``, NULL where it is missing, JSON null or not of the key's type.
+
+        By the database's SQL (``Database.json_value``), as ``JsonKey.values`` defines it (docs: query
+        language, "Keys of JSON documents").
+        """
+        found = self.database
+        return self.sql(found.json_template(found.json_value[key.type], key.keys), key.type, document)
+
+    def json_any(self, document: Any, key: JsonKey, leaf: Callable[[Any], Expression]) -> Expression:
+        """Some element of the list at ``key`` in ``document``, of the key's type, meets ``leaf``."""
+        found = self.database
+        element = self.sql(found.json_element[key.type], key.type)
+        template = found.json_template(found.json_some, key.keys)
+        return self.sql(template, ValueType.BOOLEAN, document, element, leaf(element))
+
+    def json_list(self, document: Any, key: JsonKey) -> Expression:
+        """A value that is NULL unless ``document`` holds a list at ``key`` (for ``isnull``)."""
+        found = self.database
+        return self.sql(found.json_template(found.json_list, key.keys), ValueType.INTEGER, document)
+
     def part(self, column: Any, part: PartOf) -> Expression:
         """The integer ``part`` of the date or datetime ``column``, in UTC, by the database's SQL.
 
@@ -373,7 +410,7 @@ class RelationalCompiler(ABC, Generic[Expression, Statement]):
         template = found.parts[part.name]
         if part.field_type is ValueType.DATETIME and part.aware:
             template = template.format(found.utc)
-        return self.sql(template, column)
+        return self.sql(template, ValueType.INTEGER, column)
 
     # -- operators (one per entry of core.operators.OPERATORS) --------------------------------
     def _compare(self, name: str, column: Any, value: Any) -> Expression:
@@ -433,6 +470,9 @@ class RelationalCompiler(ABC, Generic[Expression, Statement]):
 
     def op_iendswith(self, column: Any, value: str) -> Expression:  # noqa: D102
         return self.ilike(column, contains_pattern(value, trailing=False))
+
+    def op_contains(self, column: Any, value: Any) -> Expression:  # noqa: D102
+        return self._compare("eq", column, value)  # ``column`` is one element of the list (``json_any``)
 
     # -- dialect primitives: statements -------------------------------------------------------
     @property
@@ -559,8 +599,8 @@ class RelationalCompiler(ABC, Generic[Expression, Statement]):
         """The case-sensitive pattern match (GLOB on SQLite, LIKE elsewhere; docs: design, "Case and patterns")."""
 
     @abstractmethod
-    def sql(self, template: str, value: Any) -> Expression:
-        """The SQL ``template`` with ``value`` in place of its ``{0}`` (``Database.parts``); typed as an integer."""
+    def sql(self, template: str, value_type: ValueType, *values: Any) -> Expression:
+        """The SQL ``template`` with ``values`` in place of its ``{0}``, ``{1}``... (``Database``), a ``value_type``."""
 
     @abstractmethod
     def ilike(self, column: Any, pattern: LikePattern) -> Expression:

@@ -10,13 +10,20 @@ application starts, with a message that says which are supported (docs: design, 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from litestar_listing.core.errors import ConfigurationError
+from litestar_listing.core.fields import ValueType
 
-__all__ = ("DATABASES", "POSTGRESQL", "SQLITE", "Database", "database", "local_settings_sql")
+__all__ = ("DATABASES", "PLACEHOLDER", "POSTGRESQL", "SQLITE", "Database", "database", "local_settings_sql")
+
+
+PLACEHOLDER = re.compile(r"\{([0-9])\}")
+"""Where an SQL template of a ``Database`` takes an expression, ``{0}``, ``{1}``...: split on it, the
+odd pieces are the expressions' numbers."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +53,14 @@ class Database:
             defines it (docs: query language, "Parts of dates").
         utc: The SQL that reads a datetime column carrying an offset, ``{0}``, as a UTC datetime
             before its part is taken (``{0}`` where the parts SQL does that already).
+        json_path: The SQL texts that name a key in a JSON document, by the tokens the JSON templates
+            hold (``{path}``...), from the key's names (checked plain names: never a client's text).
+        json_value: By a key's type, the SQL of its value in the document ``{0}``: NULL where the
+            key is missing, JSON null or of another type (``JsonKey.values``; docs: query
+            language, "Keys of JSON documents").
+        json_element: By a list key's type, the SQL of one element of the list, NULL when of another type.
+        json_some: The SQL that some element ``{1}`` of the list in ``{0}``, not NULL, meets ``{2}``.
+        json_list: The SQL that is NULL unless ``{0}`` holds a list at the key.
     """
 
     name: str
@@ -57,10 +72,65 @@ class Database:
     parallel_setting: str | None = None
     parts: Mapping[str, str] = field(default_factory=dict)
     utc: str = "{0}"
+    json_path: Callable[[Sequence[str]], Mapping[str, str]] = lambda _keys: {}
+    json_value: Mapping[ValueType, str] = field(default_factory=dict)
+    json_element: Mapping[ValueType, str] = field(default_factory=dict)
+    json_some: str = ""
+    json_list: str = ""
+
+    def json_template(self, template: str, keys: Sequence[str]) -> str:
+        """``template`` naming the key ``keys`` (``json_path``'s texts in place of their tokens)."""
+        for token, text in self.json_path(keys).items():
+            template = template.replace(token, text)
+        return template
 
 
 def _extracted(template: str, fields: Mapping[str, str]) -> Mapping[str, str]:
     return MappingProxyType({part: template.format(field, "{0}") for part, field in fields.items()})
+
+
+def _sqlite_json_path(keys: Sequence[str]) -> Mapping[str, str]:
+    return {"{path}": "'$." + ".".join(keys) + "'"}
+
+
+def _sqlite_typed(kind: str, value: str) -> Mapping[ValueType, str]:
+    """SQLite's typed value of a JSON value: ``kind`` its ``json_type``, ``value`` its SQL value."""
+    date = f"{value} GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]'"
+    return MappingProxyType(
+        {
+            ValueType.TEXT: f"CASE WHEN {kind} = 'text' THEN {value} END",
+            ValueType.INTEGER: f"CASE WHEN {kind} = 'integer' THEN {value} END",
+            ValueType.FLOAT: f"CASE WHEN {kind} IN ('integer', 'real') THEN CAST({value} AS REAL) END",
+            ValueType.BOOLEAN: f"CASE {kind} WHEN 'true' THEN 1 WHEN 'false' THEN 0 END",
+            ValueType.DATE: f"CASE WHEN {kind} = 'text' AND {date} THEN {value} END",
+        }
+    )
+
+
+def _postgres_json_path(keys: Sequence[str]) -> Mapping[str, str]:
+    # ``->`` steps rather than a ``#>`` path: a path is written in braces, which the templates keep for
+    # their placeholders.
+    steps = "".join(f" -> '{key}'" for key in keys[:-1])
+    return {
+        "{j}": f"(CAST({{0}} AS jsonb){steps} -> '{keys[-1]}')",
+        "{t}": f"(CAST({{0}} AS jsonb){steps} ->> '{keys[-1]}')",
+    }
+
+
+def _postgres_typed(json: str, text: str) -> Mapping[ValueType, str]:
+    """PostgreSQL's typed value of a JSON value: ``json`` it as ``jsonb``, ``text`` it as text."""
+    date = f"{text} ~ '^[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]$'"
+    return MappingProxyType(
+        {
+            ValueType.TEXT: f"CASE WHEN jsonb_typeof({json}) = 'string' THEN {text} END",
+            ValueType.INTEGER: (
+                f"CASE WHEN jsonb_typeof({json}) = 'number' AND {text} ~ '^-?[0-9]+$' THEN CAST({text} AS numeric) END"
+            ),
+            ValueType.FLOAT: f"CASE WHEN jsonb_typeof({json}) = 'number' THEN CAST({text} AS double precision) END",
+            ValueType.BOOLEAN: f"CASE WHEN jsonb_typeof({json}) = 'boolean' THEN CAST({text} AS boolean) END",
+            ValueType.DATE: f"CASE WHEN jsonb_typeof({json}) = 'string' AND {date} THEN {text} END",
+        }
+    )
 
 
 # SQLite's date functions read its text forms of a date or datetime, an offset included (the
@@ -82,6 +152,15 @@ SQLITE = Database(
             "hour": "CAST(strftime('%H', {0}) AS INTEGER)",
         }
     ),
+    json_path=_sqlite_json_path,
+    json_value=_sqlite_typed("json_type({0}, {path})", "json_extract({0}, {path})"),
+    json_element=_sqlite_typed("listing_element.type", "listing_element.value"),
+    # ``json_each`` of a value that is not a list reads it as one element: the type is checked first.
+    json_some=(
+        "(json_type({0}, {path}) = 'array' AND EXISTS (SELECT 1 FROM json_each({0}, {path}) AS listing_element"
+        " WHERE {1} IS NOT NULL AND {2}))"
+    ),
+    json_list="CASE WHEN json_type({0}, {path}) = 'array' THEN 1 END",
 )
 POSTGRESQL = Database(
     "postgresql",
@@ -97,6 +176,15 @@ POSTGRESQL = Database(
     ),
     # A ``timestamptz`` in the session's time zone would give that zone's parts.
     utc="({0} AT TIME ZONE 'UTC')",
+    json_path=_postgres_json_path,
+    json_value=_postgres_typed("{j}", "{t}"),
+    json_element=_postgres_typed("listing_element.value", "(listing_element.value #>> CAST(ARRAY[] AS text[]))"),
+    # ``jsonb_array_elements`` of a value that is not a list is an error: it gets NULL, no element.
+    json_some=(
+        "EXISTS (SELECT 1 FROM jsonb_array_elements(CASE WHEN jsonb_typeof({j}) = 'array' THEN {j} END)"
+        " AS listing_element(value) WHERE {1} IS NOT NULL AND {2})"
+    ),
+    json_list="CASE WHEN jsonb_typeof({j}) = 'array' THEN 1 END",
 )
 
 DATABASES: Mapping[str, Database] = MappingProxyType(

@@ -12,12 +12,16 @@ from types import MappingProxyType
 from typing import Any, ClassVar
 
 from sqlalchemy import (
+    BigInteger,
     BindParameter,
+    Boolean,
     ColumnElement,
+    Float,
     Integer,
     LargeBinary,
     Numeric,
     Select,
+    String,
     and_,
     bindparam,
     case,
@@ -39,9 +43,10 @@ from sqlalchemy.sql.visitors import InternalTraversal
 
 from litestar_listing.backends._sqlite import FOLD_FUNCTION
 from litestar_listing.backends.relational.compiler import Continue, RelationalCompiler
-from litestar_listing.backends.relational.databases import DATABASES, Database
+from litestar_listing.backends.relational.databases import DATABASES, PLACEHOLDER, Database
 from litestar_listing.backends.relational.shapes import Slot
 from litestar_listing.backends.sqlalchemy.introspection import attribute_key, model_graph
+from litestar_listing.core.fields import ValueType
 from litestar_listing.core.text import LIKE_ESCAPE, LikePattern, fold_case
 
 __all__ = ("STATEMENT_COMPILERS", "SQLiteStatementCompiler", "StatementCompiler")
@@ -290,8 +295,8 @@ class StatementCompiler(RelationalCompiler[ColumnElement[Any], Select[Any]]):
     def ilike(self, column: Any, pattern: LikePattern) -> ColumnElement[Any]:  # noqa: D102
         return func.lower(column).like(func.lower(literal(pattern.to_like())), escape=LIKE_ESCAPE)
 
-    def sql(self, template: str, value: Any) -> ColumnElement[Any]:  # noqa: D102
-        return _Template(template, value)
+    def sql(self, template: str, value_type: ValueType, *values: Any) -> ColumnElement[Any]:  # noqa: D102
+        return _Template(template, _SQL_TYPES[value_type], values)
 
 
 class SQLiteStatementCompiler(StatementCompiler):
@@ -322,26 +327,42 @@ STATEMENT_COMPILERS: Mapping[str, type[StatementCompiler]] = MappingProxyType(
 """The statement compiler of each supported database, by its name (``relational.databases``)."""
 
 
-class _Template(ColumnElement[int]):
-    """SQL text around one expression, ``template`` with the expression in place of ``{0}``; an integer."""
+_SQL_TYPES: Mapping[ValueType, Any] = MappingProxyType(
+    {
+        ValueType.TEXT: String(),
+        ValueType.INTEGER: BigInteger(),
+        ValueType.FLOAT: Float(),
+        ValueType.BOOLEAN: Boolean(),
+        ValueType.DATE: String(),  # a JSON document's date is its ISO text
+    }
+)
+
+
+class _Template(ColumnElement[Any]):
+    """SQL text around expressions: ``template`` with the expressions in place of ``{0}``, ``{1}``..."""
 
     inherit_cache = True
-    type = Integer()
     _traverse_internals = [
         ("template", InternalTraversal.dp_string),
-        ("value", InternalTraversal.dp_clauseelement),
+        ("type", InternalTraversal.dp_type),
+        ("values", InternalTraversal.dp_clauseelement_tuple),
     ]
 
-    def __init__(self, template: str, value: ColumnElement[Any]) -> None:
+    def __init__(self, template: str, type_: Any, values: tuple[ColumnElement[Any], ...]) -> None:
         self.template = template
-        self.value = value
+        self.type = type_
+        self.values = values
 
 
 @compiles(_Template)
 def _render_template(element: _Template, compiler: Any, **kw: Any) -> str:
     # A driver whose parameters are written ``%(name)s`` reads a lone ``%`` of the SQL as one.
     template = element.template.replace("%", "%%") if compiler.preparer._double_percents else element.template  # noqa: SLF001
-    return template.replace("{0}", compiler.process(element.value, **kw))
+    pieces = PLACEHOLDER.split(template)
+    # Each place an expression appears is rendered anew: positional parameters are then in order.
+    return "".join(
+        compiler.process(element.values[int(piece)], **kw) if index % 2 else piece for index, piece in enumerate(pieces)
+    )
 
 
 _OPERATORS = {

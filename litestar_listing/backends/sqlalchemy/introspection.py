@@ -53,6 +53,8 @@ def value_type(column_type: sa_types.TypeEngine[Any]) -> tuple[ValueType, dict[s
         return ValueType.UUID, {}
     if isinstance(column_type, sa_types.String):
         return ValueType.TEXT, {}
+    if isinstance(column_type, sa_types.JSON):  # PostgreSQL's JSONB too
+        return ValueType.JSON, {}
     return None
 
 
