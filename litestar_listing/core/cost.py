@@ -34,7 +34,8 @@ class CostModel:
         base: Every list.
         join: Each to-one relation a list reaches (filtered, searched or ordered through), once
             however many parameters go through it.
-        semi_join: Each filter or searched path through a to-many relation (an ``EXISTS`` test per row).
+        semi_join: Each filter or searched path through a to-many relation or into a list of a JSON
+            document (an ``EXISTS`` test per row).
         scan_filter: Each filter no ordinary index serves: on a field without an index, an operator
             that tests every row (``ne``, ``nin``, the text operators; ``Operator.indexed``), or a date
             part computed per row (``month``, ``week_day``, ``hour``...; ``Part.ranged``).
@@ -137,7 +138,8 @@ class _Pricing:
             self._filter(item)
         if query.search is not None:
             for path in query.search.paths:
-                self._charge("search", model.search_field + self._reach(self._exposed(path), to_many_each=True))
+                reach = self._reach(self._exposed(path), to_many_each=True) + self._elements(path)
+                self._charge("search", model.search_field + reach)
         self._order(query)
         if query.after is None:
             self._charge("page", model.skipped * query.window.offset / 1000)
@@ -151,7 +153,7 @@ class _Pricing:
             self._charge(item.key, model.scan_filter)
             return
         exposed = self._exposed(item.path)
-        units = self._reach(exposed, to_many_each=True)
+        units = self._reach(exposed, to_many_each=True) + self._elements(item.path)
         if exposed.field.computed:
             units += model.computed
         elif not (item.operator.indexed and exposed.field.indexed and (item.part is None or item.part.ranged)):
@@ -187,6 +189,10 @@ class _Pricing:
                 self._joined.add(prefix)
                 units += model.join
         return units
+
+    def _elements(self, path: FieldPath) -> float:
+        """What testing the elements of a JSON list costs: an ``EXISTS`` per row, as a to-many path."""
+        return self._model.semi_join if path.key is not None and path.key.many else 0.0
 
     def _exposed(self, path: FieldPath) -> ExposedField:
         return self._field_map.reached(path)  # a walk of a few steps of the graph

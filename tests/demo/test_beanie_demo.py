@@ -584,7 +584,7 @@ def test_create_app_refuses_a_url_of_the_other_kind(url: str, backend: str, mess
 
 
 def _options(resource: Resource) -> dict[str, Any]:
-    skipped = {"backend", "enrich", "scopes", "filter_fields"}
+    skipped = {"backend", "enrich", "scopes", "filter_fields", "json_keys"}
     options = {
         field.name: getattr(resource, field.name)
         for field in dataclasses.fields(resource)
@@ -595,7 +595,7 @@ def _options(resource: Resource) -> dict[str, Any]:
     return options
 
 
-def test_beanie_declares_the_sql_resources_but_for_relation_filters() -> None:
+def test_beanie_declares_the_sql_resources_but_for_relation_filters_and_json_keys() -> None:
     on_beanie = listed(create_app("mongodb://mongo.invalid/demo", backend="beanie"))
     on_sqlalchemy = listed(create_app("sqlite+aiosqlite:///never-opened.sqlite", backend="sqlalchemy"))
     assert [_options(resource) for resource in on_beanie] == [_options(resource) for resource in on_sqlalchemy]
@@ -603,6 +603,10 @@ def test_beanie_declares_the_sql_resources_but_for_relation_filters() -> None:
     assert set(filters.values()) == {("*",)}
     sql_filters = {resource.name: tuple(resource.filter_fields) for resource in on_sqlalchemy}
     assert sql_filters["flights"] == ("*", "airline__*", "origin_airport__*", "dest_airport__*", "plane__*")
+    # Beanie offers no declared JSON keys (Capabilities.json_keys): a plane's specs are listed whole.
+    assert {resource.name: resource.json_keys for resource in on_beanie if resource.json_keys} == {}
+    keyed = {resource.name: list(resource.json_keys) for resource in on_sqlalchemy if resource.json_keys}
+    assert keyed == {"planes": ["specs"], "flights": ["plane__specs"]}
 
 
 class _ClientSpy:

@@ -183,6 +183,7 @@ async def test_envelope_paging_and_default_order(client: AsyncTestClient[Litesta
         "owner_id": None,
         "company_id": f"{2:024x}",
         "deleted_at": None,
+        "meta": {"color": "red"},  # a dict field: a JSON document, listed whole
         "title_length": 6,
     }
 

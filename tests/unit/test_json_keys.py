@@ -13,8 +13,10 @@ from typing import Any
 from urllib.parse import parse_qsl
 
 import pytest
+from litestar import Litestar
+from litestar.testing import TestClient
 
-from litestar_listing import ConfigurationError, InvalidQueryError, ListContext, MemoryBackend, Resource
+from litestar_listing import ConfigurationError, InvalidQueryError, ListContext, ListingPlugin, MemoryBackend, Resource
 from litestar_listing.core.fields import JsonKey, ValueType
 from litestar_listing.core.schema import FieldInfo, ModelGraph, json_keys_of
 from litestar_listing.plugin.prepared import prepare
@@ -138,3 +140,35 @@ def test_a_key_of_a_field_that_is_not_json_stops_the_app() -> None:
     resource = Resource("things", MemoryBackend(GRAPH, []), json_keys={"name": {"a": int}})
     with pytest.raises(ConfigurationError, match="'name' is not a JSON field"):
         prepare(resource)
+
+
+def test_openapi_types_each_key_and_offers_contains_for_lists_only() -> None:
+    app = Litestar(plugins=[ListingPlugin([THINGS])])
+    with TestClient(app) as client:
+        document = client.get("/schema/openapi.json").json()
+        (filters,) = [p for p in document["paths"]["/api/v1/things"]["get"]["parameters"] if p["name"] == "filters"]
+        properties = filters["schema"]["properties"]
+        schemas = document["components"]["schemas"]
+
+        def schema(name: str) -> dict[str, Any]:
+            found: dict[str, Any] = properties[name]
+            return schemas[found["$ref"].rsplit("/", 1)[-1]] if "$ref" in found else found
+
+        assert schema("specs__size__gte")["type"] == "integer"
+        assert "specs__tags__contains" in properties
+        assert "specs__size__contains" not in properties
+        assert "specs" not in properties
+        answer = client.get("/api/v1/things", params={"specs__size": "3"})
+        assert [item["id"] for item in answer.json()["data"]] == [1]
+
+
+def test_a_key_is_priced_as_a_scan_and_a_list_as_a_semi_join_too() -> None:
+    # CostModel's defaults: a scan 1, a semi-join 6 (docs: admission, "The cost of a list").
+    prepared = prepare(THINGS)
+
+    def parts(query: str) -> dict[str, float]:
+        return dict(prepared.price(prepared.parser.parse(parse_qsl(query))).parts)
+
+    assert parts("specs__size=3")["specs__size"] == pytest.approx(1.0)
+    assert parts("specs__tags__contains=a")["specs__tags__contains"] == pytest.approx(7.0)
+    assert parts("search=a")["search"] == pytest.approx(9.0)  # a searched field 3 and a semi-join 6
