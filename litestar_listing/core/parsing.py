@@ -348,10 +348,11 @@ class QueryParser:
                 after.append(None)
                 continue
             try:
-                after.append(coerce(self.field_map.field_at(term.path).field, text))
+                value = coerce(self.field_map.field_at(term.path).field, text)
             except CoercionError:
                 errors.append(ParameterError(CURSOR_PARAMETER, "expected a cursor whose values fit the order fields"))
                 return query
+            after.append(_as_text(value) if term.path.key is not None else value)
         return replace(query, window=Window(token.page, token.count), after=tuple(after))
 
     def _window(self, reserved: dict[str, str], errors: list[ParameterError]) -> Window:

@@ -220,6 +220,8 @@ def _resolve(
     if info.private and not private:
         msg = f"{path.name!r}: {entity.name}.{path.field} is private and cannot be exposed"
         raise ConfigurationError(msg)
+    if path.key is not None:  # a key of the JSON document: a field of the key's type
+        info = FieldInfo(path.name, path.key.type, many=path.key.many)
     return ExposedField(path, info, to_many=any(hop.to_many for hop in hops), hops=tuple(hops))
 
 

@@ -112,6 +112,12 @@ _NAME_DESC: tuple[int, ...] = (  # ties (14, 16) by id, NULLs last
 # Row policies (docs: scoping, "Row policies"): a tenant sees its own things, users and company; an
 # anonymous request sees every thing but no user and no company; ``_UMBRELLA_PARTS`` shows only the
 # parts Umbrella supplies (1, 4, 9, 13, 17). An administrator has no policy: the unscoped answer.
+_BY_TIER = (
+    *(29, 28, 25, 21, 18, 17, 14, 13, 9, 8, 7, 3, 2, 1),  # Acme's things: gold
+    *(30, 27, 24, 22, 19, 15, 12, 11, 10, 5, 4),  # Globex's: silver
+    *(31, 26, 23, 20, 16, 6),  # Initech's: no profile, last
+)
+"""``order_by=company__profile__tier,-id``."""
 _ACME_POLICIES = (("Thing", (("company_id", 1),)), ("User", (("company_id", 1),)), ("Company", (("id", 1),)))
 _GLOBEX_POLICIES = (("Thing", (("company_id", 2),)), ("User", (("company_id", 2),)), ("Company", (("id", 2),)))
 _ANONYMOUS_POLICIES: tuple[tuple[str, None], ...] = (("User", None), ("Company", None))
@@ -645,6 +651,21 @@ _TABLE: tuple[Case, ...] = (
     Case("json:order-desc", "order_by=-attributes__size&count=5", (9, 6, 1, 10, 2), 31, needs=JSON),
     Case("json:order-text", "order_by=attributes__color&count=4", (2, 3, 9, 1), 31, needs=JSON),
     Case("json:order-nested", "order_by=attributes__dims__width&count=4", (6, 2, 1, 10), 31, needs=JSON),
+    # Whole orders, walked by keyset cursors too (test_keyset): the NULLs of a key after its values.
+    Case(
+        "json:order-whole",
+        "order_by=-attributes__size&count=50",
+        (9, 6, 1, 10, 2, 5, 3, 4, 7, 8, *range(11, 32)),
+        31,
+        needs=JSON,
+    ),
+    Case(
+        "json:order-whole-through-a-relation",
+        "order_by=company__profile__tier,-id&count=50",
+        _BY_TIER,
+        31,
+        needs=JSON | REL,
+    ),
     # Search over a text key and a list of text (things_json).
     Case("json:search-list", "search=clearance", (4,), 1, resource="things_json", needs=JSON | MANY),
     Case("json:search-folded", "search=SALE&order_by=id", (1, 2, 6), 3, resource="things_json", needs=JSON | MANY),
