@@ -19,6 +19,7 @@ import datetime as dt
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
+from typing import Any
 
 from litestar_listing.core.fields import ValueType
 
@@ -32,13 +33,18 @@ _DATES = frozenset({ValueType.DATE, ValueType.DATETIME})
 _DATETIMES = frozenset({ValueType.DATETIME})
 
 
-def _day(value: dt.date | str) -> dt.date:
-    if isinstance(value, str):  # a JSON document's YYYY-MM-DD text, read as its first day
-        return dt.date(int(value[:4]), 1, 1)
+def _day(value: dt.date) -> dt.date:
     if isinstance(value, dt.datetime):
         utc = value if value.tzinfo is None else value.astimezone(dt.timezone.utc)
         return utc.date()
     return value
+
+
+def _year(value: dt.date | str) -> int:
+    # A key of a JSON document holds a date as YYYY-MM-DD text, which need not name a day (2024-02-30):
+    # its year is the year it writes. ``year`` is the one part of such a key (docs: query language,
+    # "Keys of JSON documents").
+    return int(value[:4]) if isinstance(value, str) else _day(value).year
 
 
 def _hour(value: dt.date) -> int:
@@ -66,7 +72,8 @@ class Part:
         type: The type of its values: ``INTEGER`` or ``DATE``.
         bounds: For an integer part, its smallest and largest value (a value outside is a 400).
         types: The field types it applies to.
-        extract: Its value from a field's (non-NULL) value: the definition every backend follows.
+        extract: Its value from a field's (non-NULL) value, a date or datetime (for ``year``, also a
+            JSON key's ``YYYY-MM-DD`` text): the definition every backend follows.
         span: For a part that covers one interval of the field's values, that interval from the
             part's value, ``(first day, first day after)`` (None after the last day there is);
             None for a part computed per row.
@@ -76,7 +83,7 @@ class Part:
     label: str
     type: ValueType
     types: frozenset[ValueType]
-    extract: Callable[[dt.date], object]
+    extract: Callable[[Any], object]
     bounds: tuple[int, int] | None = None
     span: Callable[[object], tuple[Day, Day | None]] | None = None
 
@@ -99,7 +106,7 @@ def _registry(*parts: Part) -> Mapping[str, Part]:
 
 PARTS: Mapping[str, Part] = _registry(
     Part("date", "the date (UTC)", ValueType.DATE, _DATETIMES, _day, span=_date_span),
-    Part("year", "the year", ValueType.INTEGER, _DATES, lambda value: _day(value).year, (1, 9999), _year_span),
+    Part("year", "the year", ValueType.INTEGER, _DATES, _year, (1, 9999), _year_span),
     Part(
         "quarter", "the quarter, 1 to 4", ValueType.INTEGER, _DATES, lambda value: (_day(value).month + 2) // 3, (1, 4)
     ),

@@ -392,17 +392,18 @@ class FieldMap:
                 msg = f"json_keys: {field_name!r} crosses more than {max_depth} relations"
                 raise ConfigurationError(msg)
             for key in json_keys_of(field_name, declared):
-                path = FieldPath(document.path.segments, key)
-                info = FieldInfo(path.name, key.type, many=key.many)
-                keyed[path.name] = replace(document, path=path, field=info)
+                exposed = _resolve(graph, FieldPath(document.path.segments, key), {})
+                keyed[exposed.path.name] = exposed
         filterable = {name: exposed for name, exposed in filterable.items() if exposed.field.type is not ValueType.JSON}
         filterable.update(keyed)
         offered = [PARTS[name] for name in PARTS if name in set(parts)]
         for exposed in list(filterable.values()):
+            # A JSON key's date is text: only the parts that are a range of it (``year``), of one value.
+            in_document = exposed.path.key is not None
             for part in offered:
-                # A JSON key's date is text: only the parts that are a range of it (``year``).
-                keyed_date = exposed.path.key is not None
-                if part.applies_to(exposed.field.type) and not (keyed_date and (exposed.field.many or not part.ranged)):
+                if part.applies_to(exposed.field.type) and not (
+                    in_document and (exposed.field.many or not part.ranged)
+                ):
                     filterable.setdefault(f"{exposed.name}{LOOKUP_SEP}{part.name}", exposed.with_part(part))
         orderable = resolve_all([*order_fields, *computed], "order")
         orderable = {name: exposed for name, exposed in orderable.items() if exposed.field.type is not ValueType.JSON}
