@@ -85,7 +85,7 @@ ATTRIBUTES: dict[int, Any] = {
     4: {"color": None, "size": 42.0, "fragile": "yes", "released": "soon", "tags": ["new", 5, None, "clearance"]},
     5: {"color": "ΩMEGA", "size": -3, "released": "2024-02-30", "tags": "sale", "dims": "wide"},
     6: {"size": 100, "ratio": 12.75, "released": "2025-01-01", "tags": ["Sale"], "dims": {"width": 0}},
-    7: {},
+    7: {"color": ["red", "crimson"], "dims": [{"width": 10.5, "unit": "mm"}]},  # arrays a dotted path reaches into
     9: {"color": "green", "size": 9007199254740993, "tags": ["new"]},
     10: {"color": "red", "size": 42, "fragile": True, "dims": {"width": 10.5, "unit": "mm"}},
 }  # fmt: skip
