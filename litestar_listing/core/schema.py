@@ -21,7 +21,7 @@ from litestar_listing.core.fields import LOOKUP_SEP, FieldPath, JsonKey, ValueTy
 from litestar_listing.core.names import NameIndex
 from litestar_listing.core.operators import OPERATORS
 from litestar_listing.core.parts import PARTS, Part, PartOf
-from litestar_listing.core.query import OrderTerm
+from litestar_listing.core.query import FilterSyntax, OrderTerm
 
 __all__ = (
     "ALL_FIELDS",
@@ -197,6 +197,20 @@ def closest(name: str, candidates: Iterable[str], limit: int = 3) -> list[str]:
     return NameIndex(candidates).closest(name, limit)
 
 
+def _check_syntax(filterable: Mapping[str, ExposedField], syntax: FilterSyntax) -> None:
+    """Refuse a filter path through a relation under the document-store rules, which filter own fields.
+
+    (docs: query language, "Document-store resources")
+    """
+    for name, exposed in filterable.items():
+        if syntax is FilterSyntax.DOCUMENT and exposed.hops:
+            msg = (
+                f"filter path {name!r} crosses a relation; document-store resources filter the model's own "
+                "fields and references only"
+            )
+            raise ConfigurationError(msg)
+
+
 def _resolve(
     graph: ModelGraph, path: FieldPath, computed: Mapping[str, FieldInfo], *, private: bool = False
 ) -> ExposedField:
@@ -331,6 +345,7 @@ class FieldMap:
         max_depth: int = 3,
         parts: Iterable[str] = (),
         json_keys: JsonKeys | None = None,
+        syntax: FilterSyntax = FilterSyntax.RELATIONAL,
     ) -> FieldMap:
         """Resolve an exposure policy against ``graph``.
 
@@ -353,14 +368,20 @@ class FieldMap:
                 as ``<path>__<key>`` (a list key too), orderable unless a list or through a to-many
                 relation, and searchable when text and named in ``search_fields``. The JSON fields
                 themselves are neither (docs: query language, "Keys of JSON documents").
+            syntax: How the backend reads filter names. Under the document-store rules a filter names
+                the model's own field (or a key of its own JSON field, or a part of its own date):
+                a filter path through a relation is refused, and the keys of a JSON field reached
+                through a relation are ordered and searched only (docs: query language,
+                "Document-store resources").
 
         Returns:
             The resolved map.
 
         Raises:
             ConfigurationError: A path does not exist, is private or is too deep, a to-many path is
-                used for ordering, a search path is not text, or ``search_fields`` holds a wildcard
-                (docs: design, "Exposure").
+                used for ordering, a search path is not text, ``search_fields`` holds a wildcard
+                (docs: design, "Exposure"), or, under the document-store rules, a filter path crosses a
+                relation.
         """
         computed = dict(computed or {})
         entity = graph.root_entity
@@ -382,6 +403,7 @@ class FieldMap:
             msg = "search_fields takes explicit paths, not wildcards"
             raise ConfigurationError(msg)
         filterable = resolve_all(filter_fields, "filter")
+        _check_syntax(filterable, syntax)
         keyed: dict[str, ExposedField] = {}
         for field_name, declared in (json_keys or {}).items():
             document = _resolve(graph, FieldPath.parse(field_name), {})
@@ -395,7 +417,10 @@ class FieldMap:
                 exposed = _resolve(graph, FieldPath(document.path.segments, key), {})
                 keyed[exposed.path.name] = exposed
         filterable = {name: exposed for name, exposed in filterable.items() if exposed.field.type is not ValueType.JSON}
-        filterable.update(keyed)
+        # Under the document-store rules, a key reached through a relation is ordered and searched only.
+        filterable.update(
+            (name, key) for name, key in keyed.items() if not (key.hops and syntax is FilterSyntax.DOCUMENT)
+        )
         offered = [PARTS[name] for name in PARTS if name in set(parts)]
         for exposed in list(filterable.values()):
             # A JSON key's date is text: only the parts that are a range of it (``year``), of one value.

@@ -105,6 +105,8 @@ DOCUMENT_EXAMPLES: Mapping[str, str] = {
     "enrichment after paging": "/api/v1/airlines/?order_by=name&count=5",
     "tenant scoping (send Authorization: Bearer demo-ua)": "/api/v1/flights/?count=2",
     "per-user scoping and soft delete (Bearer demo-aa)": "/api/v1/watched-flights/",
+    "keys of a JSON document (planes' specs)": "/api/v1/planes/?specs__engine_type=Turbo-jet&order_by=-specs__seats",
+    "parts of a date (UTC)": "/api/v1/flights/?time_hour__hour=8&time_hour__week_day=6&count=3",
     "operator suffixes are unknown names on a document store, hence ignored": (
         "/api/v1/flights/?dep_delay__gte=60&count=1"
     ),
@@ -553,8 +555,8 @@ def resources(backends: DemoBackends) -> list[Resource]:
 
     relation_columns = [f"{relation}__*" for relation in FLIGHT_RELATIONS]
     # A document store filters own fields and links only (docs: query language, "Document-store
-    # resources"): no relation filter paths
-    # there. Search and order through the to-one links work on every backend.
+    # resources"): no relation filter paths there, and a plane's specs are ordered by from flights,
+    # not filtered. Search and order through the to-one links work on every backend.
     relational = backends.flights.capabilities.filter_syntax is not FilterSyntax.DOCUMENT
     flight_filters = ("*", *relation_columns) if relational else ("*",)
     # The keys of a plane's ``specs`` document (docs: query language, "Keys of JSON documents").
@@ -599,7 +601,7 @@ def resources(backends: DemoBackends) -> list[Resource]:
             default_order=("-time_hour",),
             scopes=(tenant_scope("carrier", company_attribute="carrier", anonymous="unscoped"),),
             load=("airline",),
-            json_keys={"plane__specs": specs} if keyed and relational else {},
+            json_keys={"plane__specs": specs} if keyed else {},
             description="Flights; a signed-in airline user sees only its own airline's flights.",
         ),
         Resource(

@@ -408,8 +408,9 @@ def list_parameters(resource: Resource, shared: SharedSchemas) -> list[Parameter
     if resource.backend.capabilities.filter_syntax is FilterSyntax.DOCUMENT:
         properties = _document_filters(resource, shared)
         description = (
-            "Filters, each property a parameter of its own: a field, a reference's name or <field>_id, or a raw "
-            "key, equal to the value; repeat a parameter for any of several values."
+            "Filters, each property a parameter of its own: a field, a reference's name or <field>_id, a declared "
+            "key of a JSON field, a part of a date, or a raw key, equal to the value; repeat a parameter for any of "
+            "several values."
         )
         if properties:
             parameters.append(_filter_object(FILTERS, description, properties, closed=closed))

@@ -132,6 +132,7 @@ def _prepare(resource: Resource) -> Prepared:
             max_depth=resource.max_depth,
             parts=backend.capabilities.parts,
             json_keys=resource.json_keys,
+            syntax=backend.capabilities.filter_syntax,
         )
         if resource.json_keys and not backend.capabilities.json_keys:
             msg = f"json_keys needs a backend with Capabilities.json_keys; {type(backend).__name__} has none"
@@ -141,8 +142,6 @@ def _prepare(resource: Resource) -> Prepared:
                 field_map.field_at(FieldPath.parse(name))
         check_load_relations(field_map.graph, resource.load)
         syntax = backend.capabilities.filter_syntax
-        if syntax is FilterSyntax.DOCUMENT:
-            _check_document_filters(field_map)
         _check_raw_keys(resource.raw_filters, allowed=backend.capabilities.raw_filters)
         if resource.keyset and not backend.capabilities.keyset:
             msg = f"keyset=True needs a backend with keyset continuation; {type(backend).__name__} has none"
@@ -210,16 +209,6 @@ def check_load_relations(graph: ModelGraph, load: Sequence[str]) -> None:
 
 
 _DBREF_KEYS = frozenset({"$id", "$ref", "$db"})
-
-
-def _check_document_filters(field_map: FieldMap) -> None:
-    for name, exposed in field_map.filterable.items():
-        if exposed.hops:
-            msg = (
-                f"filter path {name!r} crosses a relation; document-store resources filter the model's own "
-                "fields and references only"
-            )
-            raise ConfigurationError(msg)
 
 
 def _check_raw_keys(keys: Sequence[str], *, allowed: bool) -> None:

@@ -22,6 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from urllib.parse import parse_qsl
 
+from litestar_listing.core.operators import OPERATORS
+
 __all__ = ("CASES", "Case")
 
 
@@ -557,6 +559,8 @@ _TABLE: tuple[Case, ...] = (
     Case("part:day:date", "release_date__day=1&order_by=id", (6, 9, 18, 20, 21), 5),
     Case("part:week_day:monday", "created_at__week_day=1&order_by=id", (6, 9, 12, 13, 24, 25, 26), 7),
     Case("part:week_day:weekend", "created_at__week_day__in=6,7&order_by=id", (7, 8, 10, 17, 20, 21, 22, 23), 8),
+    Case("part:week_day:repeated-is-in", "created_at__week_day=6&created_at__week_day=7&order_by=id",
+         (7, 8, 10, 17, 20, 21, 22, 23), 8),
     # Mondays of 2024: January 1 and 15, April 1, September 9, November 11; Thursdays: February 1 and 29.
     Case(
         "part:week_day:date",
@@ -607,11 +611,15 @@ _TABLE: tuple[Case, ...] = (
     Case("error:part-of-a-part", "created_at__year__month=1", errors=("created_at__year__month",)),
     # ---------------------------------------------------------------- keys of JSON documents (docs: query language)
     # Hand-counted from fixture.ATTRIBUTES and fixture.PROFILES: a value of another type than declared,
-    # JSON null and a missing key read as NULL; things 11 to 31 and 8 have no document.
+    # JSON null and a missing key read as NULL; things 11 to 31 and 8 have no document. Thing 7 holds
+    # arrays where text and an object are declared, which a key never reaches into (a MongoDB dotted
+    # path would: ``attributes.color`` matches ``["red"]``, ``attributes.dims.width`` an array of objects).
     Case("json:text", "attributes__color=red&order_by=id", (1, 10), 2, needs=JSON),
     Case("json:text-ilike", "attributes__color__ilike=RED&order_by=id", (1, 2, 10), 3, needs=JSON),
     Case("json:text-folded", "attributes__color__istartswith=%CF%89", (5,), 1, needs=JSON),
     Case("json:text-in", "attributes__color__in=red,blue&order_by=id", (1, 3, 10), 3, needs=JSON),
+    Case("json:text-repeated-is-in", "attributes__color=red&attributes__color=blue&order_by=id", (1, 3, 10), 3,
+         needs=JSON),
     Case("json:text-isnull", "attributes__color__isnull=true&order_by=id&count=3", (4, 6, 7), 25, needs=JSON),
     Case("json:text-ne-nulls-match", "attributes__color__ne=red&order_by=id&count=5", (2, 3, 4, 5, 6), 29, needs=JSON),
     Case("json:integer", "attributes__size=42&order_by=id", (1, 10), 2, needs=JSON),
@@ -632,6 +640,8 @@ _TABLE: tuple[Case, ...] = (
     Case("json:nested", "attributes__dims__width=10.5&order_by=id", (1, 10), 2, needs=JSON),
     Case("json:nested-isnull", "attributes__dims__width__isnull=true&order_by=id&count=3", (3, 4, 5), 27, needs=JSON),
     Case("json:nested-text", "attributes__dims__unit=mm", (10,), 1, needs=JSON),
+    Case("json:nested-not-through-an-array", "attributes__dims__unit=mm&attributes__dims__unit=cm&order_by=id",
+         (1, 10), 2, needs=JSON),
     # A list: some element of the declared type matches; a value that is not a list has no element.
     Case("json:list-eq", "attributes__tags=sale&order_by=id", (1, 2), 2, needs=JSON),
     Case("json:list-contains", "attributes__tags__contains=new&order_by=id", (1, 4, 9), 3, needs=JSON),
@@ -643,6 +653,9 @@ _TABLE: tuple[Case, ...] = (
         needs=JSON,
     ),
     Case("json:list-in", "attributes__tags__in=clearance,Sale&order_by=id", (4, 6), 2, needs=JSON),
+    Case("json:list-repeated-is-in", "attributes__tags=clearance&attributes__tags=Sale&order_by=id", (4, 6), 2,
+         needs=JSON),
+    Case("json:integer-repeated-is-in", "attributes__size=7&attributes__size=100&order_by=id", (2, 6), 2, needs=JSON),
     Case("json:list-ne-some-element", "attributes__tags__ne=new&order_by=id", (1, 2, 4, 6), 4, needs=JSON),
     Case("json:list-istartswith", "attributes__tags__istartswith=s&order_by=id", (1, 2, 6), 3, needs=JSON),
     Case("json:list-isnull", "attributes__tags__isnull=true&order_by=id&count=3", (5, 7, 8), 25, needs=JSON),
@@ -669,6 +682,7 @@ _TABLE: tuple[Case, ...] = (
     # Search over a text key and a list of text (things_json).
     Case("json:search-list", "search=clearance", (4,), 1, resource="things_json", needs=JSON | MANY),
     Case("json:search-folded", "search=SALE&order_by=id", (1, 2, 6), 3, resource="things_json", needs=JSON | MANY),
+    Case("json:search-not-in-an-array", "search=crimson", (), 0, resource="things_json", needs=JSON | MANY),
     # Through a to-one relation, under the related model's row policy.
     Case("json:relation", "company__profile__tier=gold&order_by=id&count=3", (1, 2, 3), 14, needs=JSON | REL),
     Case("json:relation-list", "company__profile__regions__contains=us&order_by=id&count=3", (1, 2, 3), 25,
@@ -1913,12 +1927,20 @@ _TABLE: tuple[Case, ...] = (
 # fmt: on
 
 _RESERVED = frozenset({"page", "count", "search", "order_by"})
-_OPERATORS = frozenset({
-    "eq", "ne", "gt", "gte", "lt", "lte", "in", "nin", "isnull",
-    "like", "ilike", "startswith", "istartswith", "endswith", "iendswith", "contains",
-})  # fmt: skip
+_OPERATORS = frozenset(OPERATORS)
 _REPEATED_AS = {"eq": "in", "ne": "nin"}
 _PARTS = frozenset({"date", "year", "quarter", "month", "day", "week_day", "hour"})
+_OWN_DOCUMENTS = frozenset({"attributes"})
+"""The things' own JSON fields: ``attributes__color`` names a key of one, no relation path."""
+_OWN_DATES = frozenset({"release_date", "created_at", "deleted_at"})
+"""The things' own dates: ``created_at__year`` names a part of one, no relation path."""
+
+
+def _own(name: str) -> bool:
+    """Whether the filter ``name`` (without an operator) is the listed model's own: a field, a key of
+    its JSON field or a part of its date, as a document store reads a filter name."""
+    head, _, rest = name.partition("__")
+    return not rest or head in _OWN_DOCUMENTS or (head in _OWN_DATES and rest in _PARTS)
 
 
 def _with_operator_needs(case: Case) -> Case:
@@ -1928,7 +1950,8 @@ def _with_operator_needs(case: Case) -> Case:
     ``f``/``f__eq`` compiles to ``in`` and a repeated ``f__ne`` to ``nin``; a forced filter is an
     ``eq``. ``syntax:relational`` when a filter name has an operator suffix or a relation path
     (docs: query language, "Relation paths"), which document stores read as unknown names (docs: query
-    language, "Document-store resources"), 400 cases too. ``part:<name>`` for each date part a filter
+    language, "Document-store resources"), 400 cases too; a key of the things' own JSON field and a
+    part of their own date are neither. ``part:<name>`` for each date part a filter
     compares (docs: query language, "Parts of dates").
     """
     groups: dict[tuple[str, str], int] = {}
@@ -1940,7 +1963,7 @@ def _with_operator_needs(case: Case) -> Case:
         key = sent[sent.index("[") + 1 : -1] if sent.endswith("]") and "[" in sent else sent
         head, sep, tail = key.rpartition("__")
         group = (head, tail) if sep and tail in _OPERATORS else (key, "eq")
-        relational = relational or group[1] != "eq" or key != group[0] or "__" in group[0]
+        relational = relational or group[1] != "eq" or key != group[0] or not _own(group[0])
         groups[group] = groups.get(group, 0) + 1
     syntax = {"syntax:relational"} if relational and "syntax:document" not in case.needs else set()
     if case.errors:

@@ -158,19 +158,23 @@ THING_JSON_KEYS: Mapping[str, Mapping[str, Any]] = {
 ``Capabilities.json_keys``."""
 
 
-def things_resources(make: Any) -> dict[str, Resource]:
+def things_resources(make: Any, shared: Mapping[str, Any] = THINGS_OPTIONS) -> dict[str, Resource]:
     """The case table's resources over ``make(name)``'s backends; ``things_json`` where JSON keys are offered.
 
     ``things_json`` is ``things`` with ``search`` over two JSON keys besides its own fields.
+
+    Args:
+        make: The backend of a resource, by its name.
+        shared: The options every resource has (``THINGS_OPTIONS``, ``BEANIE_OPTIONS``).
     """
     resources: dict[str, Resource] = {}
     for name, combine in RESOURCES.items():
         backend = make(name)
         keys = THING_JSON_KEYS if backend.capabilities.json_keys else {}
-        options = {**THINGS_OPTIONS, "json_keys": keys}
+        options = {**shared, "json_keys": keys}
         resources[name] = Resource(name, backend, combine=combine, max_cost=CEILINGS.get(name), **options)
         if name == "things" and keys:
-            searched = (*THINGS_OPTIONS["search_fields"], "attributes__color", "attributes__tags")
+            searched = (*shared["search_fields"], "attributes__color", "attributes__tags")
             options["search_fields"] = searched
             resources["things_json"] = Resource("things_json", make(name), **options)
     return resources
@@ -406,11 +410,7 @@ async def beanie_target(database: str, name: str = "litestar_listing_conformance
     """The fixture as Beanie documents in the database ``name`` of the document store."""
     async with document_store(database, name, beanie_documents.DOCUMENTS):
         await beanie_documents.write_documents()
-        resources = {
-            name: Resource(name, beanie_backend(name), combine=combine, max_cost=CEILINGS.get(name), **BEANIE_OPTIONS)
-            for name, combine in RESOURCES.items()
-        }
-        yield Target(f"beanie:{database}", resources)
+        yield Target(f"beanie:{database}", things_resources(beanie_backend, BEANIE_OPTIONS))
 
 
 @asynccontextmanager

@@ -29,6 +29,7 @@ from sqlalchemy.ext.asyncio import create_async_engine
 
 from litestar_listing import ListingPlugin, Resource
 from litestar_listing.backends.beanie import BeanieBackend
+from litestar_listing.core.parts import PARTS
 from litestar_listing.demo import cli, documents, models, mongo_data
 from litestar_listing.demo.app import (
     DOCUMENT_EXAMPLES,
@@ -247,12 +248,21 @@ CASES = [
     Case("/api/v1/airports/?tzone=Pacific/Honolulu&faa=JFK"),
     Case("/api/v1/airports/?search=kennedy"),
     Case("/api/v1/planes/?manufacturer=EMBRAER&order_by=-seats,year&count=10"),
+    # keys of the planes' JSON specs, parts of the flights' dates (UTC)
+    Case("/api/v1/planes/?specs__engine_type=Turbo-jet&order_by=-specs__seats,tailnum&count=20"),
+    Case("/api/v1/planes/?specs__engines=1&specs__engines=2&order_by=-specs__speed&count=20&page=2"),
+    Case("/api/v1/flights/?order_by=-plane__specs__seats&count=30"),
+    Case("/api/v1/flights/?time_hour__date=2013-01-02&count=40"),
+    Case("/api/v1/flights/?time_hour__hour=13&time_hour__week_day=2&count=40"),
+    Case("/api/v1/flights/?time_hour__month=12&time_hour__month=2&time_hour__year=2013&count=100&page=9"),
     Case("/api/v1/weather/?origin=LGA&order_by=-temp,time_hour&count=10"),
     Case("/api/v1/weather/?month=2&day=9&origin=JFK&count=5"),
     # refused requests
     Case("/api/v1/flights/?dep_delay=abc", status=400),
     Case("/api/v1/flights/?count=500&year=twenty&order_by=arrival", status=400),
     Case("/api/v1/weather/?search=rain", status=400),
+    Case("/api/v1/planes/?specs__seats=many&order_by=specs__engine_type,specs", status=400),
+    Case("/api/v1/flights/?time_hour__month=13&time_hour__hour=x", status=400),
     Case("/api/v1/watched-flights/", status=401),
     Case("/api/v1/flights/", bearer="nope", status=401),
 ]
@@ -461,9 +471,12 @@ async def test_openapi_lists_the_link_parameters(on_beanie: AsyncTestClient[Lite
     operation = response.json()["paths"]["/api/v1/flights"]["get"]
     names = set(sent_parameters(response.json(), operation))
     assert {"airline", "airline_id", "plane", "plane_id", "carrier", "search", "order_by"} <= names
-    assert not {name for name in names if "__" in name}  # no operator suffixes, no relation paths
+    # No operator suffixes, no relation paths: with "__", only the parts of the flights' own dates.
+    assert {name for name in names if "__" in name} == {f"time_hour__{part}" for part in PARTS}
     order_by = next(parameter for parameter in operation["parameters"] if parameter["name"] == "order_by")
-    assert {"airline__name", "-airline__name"} <= set(order_by["schema"]["items"]["enum"])
+    assert {"airline__name", "-airline__name", "-plane__specs__seats"} <= set(order_by["schema"]["items"]["enum"])
+    planes = response.json()["paths"]["/api/v1/planes"]["get"]
+    assert {"specs__seats", "specs__engine_type"} <= set(sent_parameters(response.json(), planes))
 
 
 async def test_index_shows_the_document_examples(on_beanie: AsyncTestClient[Litestar]) -> None:
@@ -595,7 +608,7 @@ def _options(resource: Resource) -> dict[str, Any]:
     return options
 
 
-def test_beanie_declares_the_sql_resources_but_for_relation_filters_and_json_keys() -> None:
+def test_beanie_declares_the_sql_resources_but_for_relation_filters() -> None:
     on_beanie = listed(create_app("mongodb://mongo.invalid/demo", backend="beanie"))
     on_sqlalchemy = listed(create_app("sqlite+aiosqlite:///never-opened.sqlite", backend="sqlalchemy"))
     assert [_options(resource) for resource in on_beanie] == [_options(resource) for resource in on_sqlalchemy]
@@ -603,9 +616,8 @@ def test_beanie_declares_the_sql_resources_but_for_relation_filters_and_json_key
     assert set(filters.values()) == {("*",)}
     sql_filters = {resource.name: tuple(resource.filter_fields) for resource in on_sqlalchemy}
     assert sql_filters["flights"] == ("*", "airline__*", "origin_airport__*", "dest_airport__*", "plane__*")
-    # Beanie offers no declared JSON keys (Capabilities.json_keys): a plane's specs are listed whole.
-    assert {resource.name: resource.json_keys for resource in on_beanie if resource.json_keys} == {}
-    keyed = {resource.name: list(resource.json_keys) for resource in on_sqlalchemy if resource.json_keys}
+    # The same JSON keys; through ``plane`` they are ordered by, not filtered, on a document store.
+    keyed = {resource.name: list(resource.json_keys) for resource in on_beanie if resource.json_keys}
     assert keyed == {"planes": ["specs"], "flights": ["plane__specs"]}
 
 

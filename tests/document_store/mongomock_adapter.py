@@ -17,7 +17,8 @@ mongomock-motor imitates Motor on top of mongomock, and mongomock keeps Python o
 * mongomock sorts by an array's first element; MongoDB sorts ascending by the smallest element, descending by the
   largest;
 * mongomock's ``$count`` on no documents outputs ``{"<name>": 0}``; MongoDB outputs no document;
-* mongomock has no ``$getField`` (MongoDB 5.0) nor ``$reduce`` (3.4), and runs no ``$lookup`` with a ``pipeline``
+* mongomock has no ``$getField`` (MongoDB 5.0), ``$reduce``, ``$isoDayOfWeek`` nor ``$type`` as an expression
+  (3.4), and runs no ``$lookup`` with a ``pipeline``
   (3.6; with ``localField``/``foreignField`` too, 5.0), all of which the listing backend sends;
 * and mongomock runs what MongoDB refuses: a field path such as ``"$$this.company.$id"``, operators of any version,
   variables bound nowhere.
@@ -35,8 +36,8 @@ server would, and ``TALLY`` counts what was checked (``LISTING_MONGODB_RULES=rec
 ``mongomock_client(rules=False)`` skips the check, for tests of the adapter itself.
 
 How mongomock is patched: its module-level hooks -- the ``$lookup`` and ``$count`` entries of
-``mongomock.aggregate._PIPELINE_HANDLERS``, ``mongomock.aggregate._Parser.parse`` (``$getField``, ``$reduce`` and
-the variables of a ``$lookup``'s ``let``), ``mongomock.filtering.resolve_sort_key`` and
+``mongomock.aggregate._PIPELINE_HANDLERS``, ``mongomock.aggregate._Parser.parse`` (``$getField``, ``$reduce``,
+``$type``, ``$isoDayOfWeek`` and the variables of a ``$lookup``'s ``let``), ``mongomock.filtering.resolve_sort_key`` and
 ``mongomock.collection.BSON`` -- are replaced only while the adapter itself calls into mongomock
 (``_mongomock_semantics()``), never at import. mongomock-motor's coroutines run mongomock synchronously and never
 suspend, so no other task can run while a replacement is in place, and any other use of mongomock in the process
@@ -56,6 +57,7 @@ It is test-only and pinned: the workarounds depend on the internals of the versi
 
 from __future__ import annotations
 
+import datetime
 import decimal
 import os
 from collections import Counter
@@ -442,7 +444,71 @@ def _parse(parser: Any, expression: Any) -> Any:
             return _get_field(parser, argument)
         if operator == "$reduce":
             return _reduce(parser, argument)
+        if operator == "$type":
+            return _bson_type(parser, argument)
+        if operator == "$isoDayOfWeek":
+            return _iso_day_of_week(parser, argument)
     return _ORIGINAL_PARSE(parser, expression)
+
+
+_BSON_TYPES: Final[tuple[tuple[type, str], ...]] = (
+    (bool, "bool"),  # before int: a bool is an int in Python
+    (bson.Int64, "long"),
+    (int, "int"),
+    (float, "double"),
+    (str, "string"),
+    (Mapping, "object"),
+    (list, "array"),
+    (datetime.datetime, "date"),
+    (bson.ObjectId, "objectId"),
+    (decimal.Decimal, "decimal"),
+    (bson.Decimal128, "decimal"),
+    (bytes, "binData"),
+)
+
+
+def _bson_type(parser: Any, argument: Any) -> str:
+    """``$type`` (MongoDB 3.4) as an expression: the BSON type's name, ``"missing"`` for a missing value.
+
+    An ``int`` is ``"int"`` within 32 bits and ``"long"`` beyond, as pymongo stores it.
+    """
+    if isinstance(argument, list):
+        if len(argument) != 1:
+            message = f"Expression $type takes exactly 1 arguments. {len(argument)} were passed in."
+            raise OperationFailure(message)
+        argument = argument[0]
+    try:
+        value = parser.parse(argument)
+    except KeyError:
+        return "missing"
+    if value is None:
+        return "null"
+    if isinstance(value, int) and not isinstance(value, (bool, bson.Int64)) and not -(2**31) <= value < 2**31:
+        return "long"
+    for kind, name in _BSON_TYPES:
+        if isinstance(value, kind):
+            return name
+    message = f"the adapter has no BSON type for {type(value).__name__}"
+    raise NotImplementedError(message)
+
+
+def _iso_day_of_week(parser: Any, argument: Any) -> int | None:
+    """``$isoDayOfWeek`` (MongoDB 3.4) of a date in UTC: 1 (Monday) to 7; null for a null or missing date."""
+    if isinstance(argument, Mapping) and "date" in argument:
+        if "timezone" in argument:
+            message = "the adapter reads $isoDayOfWeek in UTC only"
+            raise NotImplementedError(message)
+        argument = argument["date"]
+    try:
+        value = parser.parse(argument)
+    except KeyError:
+        return None
+    if value is None:
+        return None
+    if not isinstance(value, datetime.datetime):
+        message = f"can't convert from BSON type {type(value).__name__} to Date"
+        raise OperationFailure(message)
+    return value.isoweekday()
 
 
 def _get_field(parser: Any, argument: Any) -> Any:

@@ -22,6 +22,7 @@ from pydantic import Field, SecretStr
 
 from litestar_listing import EnrichContext, ListingPlugin, Resource, owner_scope, tenant_scope
 from litestar_listing.backends.beanie import BeanieBackend, loading
+from litestar_listing.core.parts import PARTS
 from tests.apps import user_from_header
 from tests.conftest import document_store
 from tests.matrix import Store, databases_of, selected
@@ -394,5 +395,9 @@ async def test_openapi_lists_document_filters(client: AsyncTestClient[Litestar])
         "company",
         "company_id",
         "deleted_at",
+        *(f"deleted_at__{part}" for part in PARTS),  # its parts, compared by equality (docs: query language)
         "meta.color",
     }
+    month = filters["schema"]["properties"]["deleted_at__month"]
+    month = schema["components"]["schemas"][month["$ref"].rsplit("/", 1)[1]] if "$ref" in month else month
+    assert (month["type"], month["minimum"], month["maximum"]) == ("integer", 1, 12)

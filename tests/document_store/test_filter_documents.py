@@ -8,6 +8,7 @@ assertions are on the ``$match`` stage the count pipeline starts with.
 
 from __future__ import annotations
 
+import datetime as dt
 from decimal import Decimal
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
@@ -173,6 +174,70 @@ def test_raw_values_are_bounded_like_membership_lists() -> None:
     query = "&".join(f"meta.color=c{value}" for value in range(501))
     strict = resource(limits=RESOURCE.limits)
     assert rejected(query, strict)[0][0] == "meta.color"
+
+
+# ---------------------------------------------------------------- parts of dates and keys of JSON documents
+# (docs: query language, "Parts of dates"; query language, "Keys of JSON documents")
+class Shipment(Document):
+    sent: dt.datetime
+    spec: dict[str, Any] = Field(default_factory=dict)
+    owner: Link[Account] | None = None
+
+
+class Sender(Document):
+    name: str
+    profile: dict[str, Any] = Field(default_factory=dict)
+
+
+class Parcel(Document):
+    sender: Link[Sender] | None = None
+
+
+SHIPMENTS = Resource("shipments", BeanieBackend(Shipment), json_keys={"spec": {"size": int, "tags": list[str]}})
+PARCELS = Resource("parcels", BeanieBackend(Parcel), json_keys={"sender__profile": {"tier": str}})
+
+
+def compiled(query: str, target: Resource = SHIPMENTS) -> Any:
+    parsed = prepare(target).parser.parse(parse_qsl(query, keep_blank_values=True), [])
+    return PipelineCompiler(target.backend.documents()).compile(parsed)  # type: ignore[attr-defined]
+
+
+def test_date_and_year_are_ranges_of_the_stored_date_in_query_form() -> None:
+    # Comparisons of ``sent`` itself, which an index on it serves; adjacent years merge into one range.
+    day = compiled("sent__date=2024-03-01").count[0]["$match"]
+    assert day == {"sent": {"$gte": stored(2024, 3, 1), "$lt": stored(2024, 3, 2)}}
+    years = compiled("sent__year=2024&sent__year=2023").count[0]["$match"]
+    assert years == {"sent": {"$gte": stored(2023, 1, 1), "$lt": stored(2025, 1, 1)}}
+
+
+def stored(year: int, month: int, day: int) -> dt.datetime:
+    """Midnight UTC of a day as MongoDB holds a date: naive, in UTC."""
+    return dt.datetime(year, month, day, tzinfo=dt.timezone.utc).replace(tzinfo=None)
+
+
+def test_other_parts_are_computed_from_a_date_only() -> None:
+    condition = compiled("sent__hour=8").count[0]["$match"]
+    assert condition == {"$expr": {"$cond": [{"$eq": [{"$type": "$sent"}, "date"]}, HOUR_IS_8, False]}}
+
+
+HOUR_IS_8 = {"$eq": [{"$hour": "$sent"}, {"$literal": 8}]}
+
+
+def test_a_json_key_is_read_from_objects_only_and_typed() -> None:
+    # No dotted path ("spec.size" would reach into arrays of objects and match 42.0): $getField, then $type.
+    text = str(compiled("spec__size=42").count[0]["$match"])
+    assert "spec.size" not in text
+    assert "'$getField': {'field': {'$literal': 'size'}, 'input': '$$document'}" in text
+    assert "'$type': '$$value'}, ['int', 'long']" in text
+
+
+def test_keys_through_a_link_are_ordered_and_searched_but_not_filtered() -> None:
+    field_map = prepare(PARCELS).field_map
+    assert "sender__profile__tier" not in field_map.filterable
+    assert "sender__profile__tier" in field_map.orderable
+    assert compiled("sender__profile__tier=gold", PARCELS).count == [{"$count": "total"}]
+    with pytest.raises(ConfigurationError, match="crosses a relation"):
+        prepare(Resource("parcels", BeanieBackend(Parcel), filter_fields=("sender__name",)))
 
 
 # ---------------------------------------------------------------- forced filters

@@ -474,6 +474,24 @@ async def test_reduce_concatenates_arrays(database: Any) -> None:
     ]
 
 
+async def test_type_and_iso_day_of_week_as_mongodb_reads_them(database: Any) -> None:
+    # $type as an expression (3.4): pymongo stores an int beyond 32 bits as a long, a bool is no number.
+    values: dict[str, Any] = {
+        "int": 7, "long": 2**40, "double": 42.0, "bool": True, "string": "x", "object": {"a": 1}, "array": [1],
+        "null": None, "date": dt.datetime(2013, 2, 9, 23, tzinfo=dt.timezone.utc),
+    }  # fmt: skip
+    named = {name: {"$type": {"$literal": value}} for name, value in values.items()}
+    days = {"saturday": {"$isoDayOfWeek": {"$literal": values["date"]}}, "no_day": {"$isoDayOfWeek": "$nothing"}}
+    pipeline: list[dict[str, Any]] = [
+        {"$match": {"_id": 1}},
+        {"$project": {**named, "missing": {"$type": ["$nothing"]}, **days}},
+    ]
+    expected = {"_id": 1, **{name: name for name in values}, "missing": "missing", "saturday": 6, "no_day": None}
+    assert await aggregate(things(), pipeline) == [expected]
+    with pytest.raises(OperationFailure, match="to Date"):
+        await aggregate(things(), [{"$project": {"x": {"$isoDayOfWeek": "$name"}}}])
+
+
 async def test_unwind_preserving_null_and_empty_arrays(database: Any) -> None:
     pipeline = [
         lookup("tags", "tags.$id", "_id", "_tag"),

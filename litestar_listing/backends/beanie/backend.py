@@ -12,10 +12,11 @@ from bson import ObjectId
 from pymongo.errors import ConnectionFailure, ExecutionTimeout, PyMongoError
 
 from litestar_listing.backends.base import Capabilities, CompilerCache, Computed, ListContext, Page
-from litestar_listing.backends.beanie.compiler import PipelineCompiler
+from litestar_listing.backends.beanie.compiler import PART_EXPRESSIONS, PipelineCompiler
 from litestar_listing.backends.beanie.introspection import DocumentInfo, Documents, field_info
 from litestar_listing.backends.beanie.loading import decode, load
 from litestar_listing.core.errors import ConfigurationError, UnavailableError
+from litestar_listing.core.parts import PARTS
 from litestar_listing.core.query import FilterSyntax, ListQuery, Policy, load_tree
 from litestar_listing.core.schema import FieldInfo, ModelGraph
 
@@ -69,8 +70,10 @@ class BeanieBackend:
 
     Filters follow the document-store rules (docs: query language, "Document-store resources"): a field by equality, a
     repeated parameter by ``$in``, a link by its name or ``<name>_id`` matched at ``<name>.$id``,
-    allowlisted raw keys, no operator suffixes. Search is a case-insensitive escaped regex, through ``$lookup`` for link
-    paths; order takes own fields, to-one link paths and mapped computed fields, NULLs last and
+    allowlisted raw keys, no operator suffixes; the declared keys of its JSON (``dict``) fields and the
+    parts of its dates by equality too (docs: query language, "Keys of JSON documents"; query language,
+    "Parts of dates"). Search is a case-insensitive escaped regex, through ``$lookup`` for link
+    paths; order takes own fields, JSON keys, to-one link paths and mapped computed fields, NULLs last and
     ``_id`` last. The total is exact: a ``$count`` over the same match. Pages are offsets
     (``$skip``/``$limit``): no keyset continuation (``Capabilities.keyset``), no deferred join.
     ``load=`` loads links, lists of links and back links, one ``find`` per relation and depth.
@@ -82,8 +85,9 @@ class BeanieBackend:
     ``$lookup`` with ``localField``/``foreignField`` and a ``pipeline`` together (5.0), which keeps
     the linked documents inside their class's row policy. The rest is older: ``$lookup`` with
     ``let`` and ``pipeline`` and ``$expr`` (3.6) for back links, ``$addFields``, ``$count``,
-    ``$in`` and ``$reduce`` (3.4). Which lists need which: (docs: backends, "MongoDB versions and
-    the test store").
+    ``$in`` and ``$reduce`` (3.4); for JSON keys and date parts, ``$getField`` (5.0) again,
+    ``$regexMatch`` (4.2), ``$type``, ``$isoDayOfWeek`` (3.4). Which lists need which: (docs:
+    backends, "MongoDB versions and the test store").
 
     Args:
         document: The listed ``beanie.Document`` class. ``init_beanie`` must have bound it to a
@@ -115,8 +119,7 @@ class BeanieBackend:
         filter_syntax=FilterSyntax.DOCUMENT,
         raw_filters=True,
         row_policies=True,
-        parts=frozenset(),
-        json_keys=False,
+        parts=frozenset(name for name, part in PARTS.items() if part.ranged or name in PART_EXPRESSIONS),
     )
     visitor = PipelineCompiler
     """The class whose ``op_<name>`` methods compile the declared operators (``check_contract``)."""

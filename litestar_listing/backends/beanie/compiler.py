@@ -20,18 +20,30 @@ import datetime as dt
 import decimal
 import enum
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 from bson import Binary, Decimal128
 
 from litestar_listing.backends.base import dispatch, where
 from litestar_listing.backends.beanie.introspection import DocumentInfo, Documents
+from litestar_listing.core.fields import JsonKey, ValueType
+from litestar_listing.core.parts import Span
 from litestar_listing.core.query import FieldPath, Filter, ListQuery, OrderTerm, Policy, RawFilter, Search
 from litestar_listing.core.text import caseless_regex
 
-__all__ = ("MINIMUM_MONGODB", "PREFIX", "CompiledList", "PipelineCompiler", "encode", "link_id")
+__all__ = (
+    "JSON_TYPES",
+    "MINIMUM_MONGODB",
+    "PART_EXPRESSIONS",
+    "PREFIX",
+    "CompiledList",
+    "PipelineCompiler",
+    "encode",
+    "link_id",
+)
 
 PREFIX = "_listing_"
 """Prefix of every key the compiled pipelines add to documents; none reaches an item."""
@@ -64,6 +76,41 @@ def link_id(link: object) -> dict[str, Any]:
 
 
 Stage = dict[str, Any]
+Test = Callable[[Any], Any]
+"""A condition on one value, as an aggregation expression of the value's expression."""
+
+JSON_TYPES: Mapping[ValueType, tuple[str, ...]] = MappingProxyType(
+    {
+        ValueType.TEXT: ("string",),
+        ValueType.INTEGER: ("int", "long"),
+        ValueType.FLOAT: ("int", "long", "double"),
+        ValueType.BOOLEAN: ("bool",),
+        ValueType.DATE: ("string",),
+    }
+)
+"""The BSON types (``$type``'s names) a value of a JSON key's declared type has in a document.
+
+A value of any other type reads as null, as ``JsonKey.values`` defines (docs: query language, "Keys of
+JSON documents"): ``42.0`` is no ``int``, a ``bool`` no number. A ``date`` is text that also matches
+``_DATE_TEXT``."""
+
+_DATE_TEXT = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}(?![\s\S])"
+"""``YYYY-MM-DD`` and nothing after it, in PCRE (MongoDB) and Python alike (``$`` would let a final
+newline through)."""
+
+PART_EXPRESSIONS: Mapping[str, Test] = MappingProxyType(
+    {
+        "quarter": lambda day: {"$ceil": {"$divide": [{"$month": day}, 3]}},
+        "month": lambda day: {"$month": day},
+        "day": lambda day: {"$dayOfMonth": day},
+        "week_day": lambda day: {"$isoDayOfWeek": day},
+        "hour": lambda day: {"$hour": day},
+    }
+)
+"""The date parts computed per document, as aggregation expressions of a BSON date (in UTC, which is how
+MongoDB stores every date and how these operators read it without a ``timezone``). The ranged parts
+(``date``, ``year``) are ranges of the stored value instead (``PartOf.spans``), which an index serves
+(docs: query language, "Parts of dates")."""
 
 _NOTHING: Stage = {"_id": {"$exists": False}}
 """A condition no document meets: every stored document has an ``_id``."""
@@ -299,12 +346,37 @@ class PipelineCompiler:
         return where(query, lambda item: self.filter(item, lookups), None, _all_of, _any_of)
 
     def filter(self, item: Filter | RawFilter, lookups: list[Sequence[str]]) -> Stage:
-        """One filter as a match condition (docs: query language, "Document-store resources")."""
+        """One filter as a match condition (docs: query language, "Document-store resources").
+
+        A field's own value in query form, where an index serves it; a range part of a date too
+        (``PartOf.spans``). A part computed per document and a key of a JSON field are aggregation
+        expressions (``$expr``) that test the value's BSON type first (docs: query language, "Parts of
+        dates"; query language, "Keys of JSON documents").
+        """
         if isinstance(item, RawFilter):
             values = list(item.values)
             return {item.key: values[0] if len(values) == 1 else {"$in": values}}
-        compile_operator = dispatch(self, "op", item.operator.name, key=item.key or item.path.name)
-        return compile_operator(self.key(item.path, lookups), item.value)  # type: ignore[no-any-return]
+        name = item.operator.name
+        part = item.part
+        if item.path.key is None and (part is None or part.ranged):
+            key = self.key(item.path, lookups)
+            if part is not None:
+                return _within(key, part.spans(name, item.value))
+            compile_operator = dispatch(self, "op", name, key=item.key or item.path.name)
+            return compile_operator(key, item.value)  # type: ignore[no-any-return]
+        compare = dispatch(self, "expr", name, key=item.key or item.path.name)
+
+        def test(value: Any) -> Any:
+            if part is None:
+                return compare(value, item.value)
+            if part.ranged:  # the year of a JSON key's date text
+                return _within_expression(value, part.spans(name, item.value))
+            computed = PART_EXPRESSIONS[part.name](value)
+            return {"$cond": [{"$eq": [{"$type": value}, "date"]}, compare(computed, item.value), False]}
+
+        info = self._info_at(item.path.relations)
+        value = _value(info, item.path.field, "$")
+        return {"$expr": test(value) if item.path.key is None else json_test(value, item.path.key, test)}
 
     def op_eq(self, key: str, value: object) -> Stage:
         """Equality; ``{key: value}`` never matches a missing or null value here (value is never None)."""
@@ -316,10 +388,42 @@ class PipelineCompiler:
         encoded = [value for value in map(encode, values) if value is not _UNREPRESENTABLE]
         return {key: {"$in": encoded}}
 
+    def expr_eq(self, value: Any, expected: object) -> Any:
+        """Equality as an aggregation expression of ``value``; false for null, as ``expected`` is never None."""
+        encoded = encode(expected)
+        return False if encoded is _UNREPRESENTABLE else {"$eq": [value, {"$literal": encoded}]}
+
+    def expr_in(self, value: Any, expected: Sequence[object]) -> Any:
+        """Membership as an aggregation expression of ``value``."""
+        encoded = [one for one in map(encode, expected) if one is not _UNREPRESENTABLE]
+        return {"$in": [value, {"$literal": encoded}]}
+
     def search(self, search: Search, lookups: list[Sequence[str]]) -> Stage:
-        """Case-insensitive substring search over the searchable keys, with OR (docs: query language, "Search")."""
+        """Case-insensitive substring search over the searchable keys, with OR (docs: query language, "Search").
+
+        A key of a JSON field is searched where it holds text (or, for a list, in its text elements),
+        through a link in any linked document.
+        """
         pattern = caseless_regex(search.text)
-        return {"$or": [{self.key(path, lookups): {"$regex": pattern}} for path in search.paths]}
+
+        def found(text: Any) -> Any:
+            return {"$regexMatch": {"input": text, "regex": pattern}}
+
+        conditions: list[Stage] = []
+        for path in search.paths:
+            key = self.key(path, lookups)
+            if path.key is None:
+                conditions.append({key: {"$regex": pattern}})
+                continue
+            json_key = path.key
+            if not path.relations:
+                conditions.append({"$expr": json_test(f"${key}", json_key, found)})
+                continue
+            stored = self._info_at(path.relations).keys[path.field]
+            each = json_test(f"$$linked.{stored}", json_key, found)
+            linked = {"$filter": {"input": f"${_alias(path.relations)}", "as": "linked", "cond": each}}
+            conditions.append({"$expr": {"$gt": [{"$size": linked}, 0]}})
+        return {"$or": conditions}
 
     # ------------------------------------------------------------------ order and projection
     def _order(
@@ -338,14 +442,17 @@ class PipelineCompiler:
             else:
                 info = self._info_at(term.path.relations)
                 key = self.key(term.path, lookups)
-                nullable = info.entity.fields[term.path.field].nullable or bool(term.path.relations)
+                json_key = term.path.key
+                nullable = info.entity.fields[term.path.field].nullable or bool(term.path.relations or json_key)
+                value: Any = None
                 if term.path.relations:
                     # The first looked-up document's value (none: missing, sorted as null).
-                    values[f"{PREFIX}k{position}"] = _first_value(info, term.path.field, _alias(term.path.relations))
+                    value = _first_value(info, term.path.field, _alias(term.path.relations))
+                elif "." in key or "$" in key or json_key is not None:
+                    value = _value(info, term.path.field, "$")
+                if value is not None:
                     key = f"{PREFIX}k{position}"
-                elif "." in key or "$" in key:
-                    values[f"{PREFIX}k{position}"] = _value(info, term.path.field, "$")
-                    key = f"{PREFIX}k{position}"
+                    values[key] = value if json_key is None else json_value(value, json_key)
             if nullable:
                 # NULLs last in both directions (docs: query language, "Ordering"); MongoDB puts them
                 # first ascending.
@@ -417,3 +524,79 @@ def _linked_ids(key: str, parent: str | None, *, many: bool) -> Any:
     # Each parent document's list, concatenated.
     each = {"$concatArrays": ["$$value", held(f"$$this.{key}")]}
     return {"$reduce": {"input": f"${parent}", "initialValue": [], "in": each}}
+
+
+def _within(key: str, spans: Sequence[Span]) -> Stage:
+    """The value stored at ``key`` inside one of ``spans`` (half-open), in query form: a date part as a range.
+
+    Comparisons of the stored value itself, which an index on ``key`` serves (docs: query language,
+    "Parts of dates"); a span open on both sides is any value but null, no span no document.
+    """
+    conditions: list[Stage] = []
+    for low, high in spans:
+        bounds: Stage = {} if low is None else {"$gte": encode(low)}
+        bounds.update({} if high is None else {"$lt": encode(high)})
+        conditions.append({key: bounds or {"$ne": None}})
+    return _any_of(conditions) if conditions else _NOTHING
+
+
+def _within_expression(value: Any, spans: Sequence[Span]) -> Any:
+    """``value``, an expression that is null or of the spans' type, inside one of ``spans``, as an expression.
+
+    Null is below every other value in MongoDB's order, so a span without a low end excludes it itself.
+    """
+    conditions: list[Any] = []
+    for low, high in spans:
+        ends: list[Any] = [{"$ne": [value, None]}] if low is None else [{"$gte": [value, {"$literal": encode(low)}]}]
+        ends += [] if high is None else [{"$lt": [value, {"$literal": encode(high)}]}]
+        conditions.append({"$and": ends})
+    return {"$or": conditions} if conditions else False
+
+
+def _json_found(document: Any, keys: Sequence[str]) -> Any:
+    """What ``document`` (an expression) holds at ``keys``, as an expression; null where it holds nothing.
+
+    Each step reads a field of an object only (``$getField``, MongoDB 5.0): a path through anything else
+    (an array of objects, which a dotted field path would traverse) holds nothing, as ``JsonKey.values``
+    defines.
+    """
+    found: Any = {"$ifNull": [document, None]}
+    for key in keys:
+        read = {"$getField": {"field": {"$literal": key}, "input": "$$document"}}
+        is_object = {"$eq": [{"$type": "$$document"}, "object"]}
+        found = {"$let": {"vars": {"document": found}, "in": {"$cond": [is_object, {"$ifNull": [read, None]}, None]}}}
+    return found
+
+
+def _typed(value: Any, value_type: ValueType, test: Test) -> Any:
+    """``test(value)`` where ``value`` (a variable) has the JSON key's type (``JSON_TYPES``), else false."""
+    has_type: Any = {"$in": [{"$type": value}, list(JSON_TYPES[value_type])]}
+    if value_type is ValueType.DATE:
+        has_type = {"$cond": [has_type, {"$regexMatch": {"input": value, "regex": _DATE_TEXT}}, False]}
+    return {"$cond": [has_type, test(value), False]}
+
+
+def json_test(document: Any, key: JsonKey, test: Test) -> Any:
+    """Whether the value at ``key`` in ``document`` meets ``test``, as an aggregation expression.
+
+    Only a value of the key's declared type is tested (a missing key, null or a value of another type
+    meets no test); for a list key, some element of that type must (docs: query language, "Keys of
+    JSON documents").
+
+    Args:
+        document: The JSON field's value, an expression (``"$attributes"``).
+        key: The declared key.
+        test: The condition on one value, given the value's variable.
+    """
+    found = _json_found(document, key.keys)
+    if not key.many:
+        return {"$let": {"vars": {"value": found}, "in": _typed("$$value", key.type, test)}}
+    matching = {"$filter": {"input": "$$value", "as": "element", "cond": _typed("$$element", key.type, test)}}
+    some = {"$gt": [{"$size": matching}, 0]}
+    return {"$let": {"vars": {"value": found}, "in": {"$cond": [{"$isArray": "$$value"}, some, False]}}}
+
+
+def json_value(document: Any, key: JsonKey) -> Any:
+    """The value at ``key`` (not a list) in ``document``, null where it is missing or not of the key's type."""
+    typed = _typed("$$value", key.type, lambda value: True)
+    return {"$let": {"vars": {"value": _json_found(document, key.keys)}, "in": {"$cond": [typed, "$$value", None]}}}
