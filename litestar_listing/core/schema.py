@@ -202,8 +202,10 @@ def _check_syntax(filterable: Mapping[str, ExposedField], syntax: FilterSyntax) 
 
     (docs: query language, "Document-store resources")
     """
+    if syntax is not FilterSyntax.DOCUMENT:
+        return
     for name, exposed in filterable.items():
-        if syntax is FilterSyntax.DOCUMENT and exposed.hops:
+        if exposed.hops:
             msg = (
                 f"filter path {name!r} crosses a relation; document-store resources filter the model's own "
                 "fields and references only"

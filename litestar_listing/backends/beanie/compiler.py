@@ -568,12 +568,17 @@ def _json_found(document: Any, keys: Sequence[str]) -> Any:
     return found
 
 
-def _typed(value: Any, value_type: ValueType, test: Test) -> Any:
-    """``test(value)`` where ``value`` (a variable) has the JSON key's type (``JSON_TYPES``), else false."""
+def _has_type(value: Any, value_type: ValueType) -> Any:
+    """Whether ``value`` (a variable) has the JSON key's type (``JSON_TYPES``), as an expression."""
     has_type: Any = {"$in": [{"$type": value}, list(JSON_TYPES[value_type])]}
     if value_type is ValueType.DATE:
-        has_type = {"$cond": [has_type, {"$regexMatch": {"input": value, "regex": _DATE_TEXT}}, False]}
-    return {"$cond": [has_type, test(value), False]}
+        return {"$cond": [has_type, {"$regexMatch": {"input": value, "regex": _DATE_TEXT}}, False]}
+    return has_type
+
+
+def _typed(value: Any, value_type: ValueType, test: Test) -> Any:
+    """``test(value)`` where ``value`` (a variable) has the JSON key's type, else false."""
+    return {"$cond": [_has_type(value, value_type), test(value), False]}
 
 
 def json_test(document: Any, key: JsonKey, test: Test) -> Any:
@@ -598,5 +603,5 @@ def json_test(document: Any, key: JsonKey, test: Test) -> Any:
 
 def json_value(document: Any, key: JsonKey) -> Any:
     """The value at ``key`` (not a list) in ``document``, null where it is missing or not of the key's type."""
-    typed = _typed("$$value", key.type, lambda value: True)
-    return {"$let": {"vars": {"value": _json_found(document, key.keys)}, "in": {"$cond": [typed, "$$value", None]}}}
+    typed = {"$cond": [_has_type("$$value", key.type), "$$value", None]}
+    return {"$let": {"vars": {"value": _json_found(document, key.keys)}, "in": typed}}
