@@ -244,11 +244,14 @@ def _serverless_tests(session: nox.Session) -> None:
 
     Without tests/differential (4,000 generated queries per database, most of Piccolo-SQLite's time): it
     compares the backends with each other, which the ``tests`` sessions do; the conformance table, the
-    backend, demo and hostile tests still run on every backend here.
+    backend, demo and hostile tests still run on every backend here, the hostile property tests with the
+    ``versions`` hypothesis profile (50 examples each) unless ``LISTING_HYPOTHESIS_PROFILE`` names another.
     """
     session.env["PYTEST_ADDOPTS"] = " ".join(
         filter(None, [os.environ.get("PYTEST_ADDOPTS"), "--ignore=tests/differential"])
     )
+    # The property tests of tests/hostile with 50 examples rather than 200 (tests/hostile/strategies.py).
+    session.env.setdefault("LISTING_HYPOTHESIS_PROFILE", os.environ.get("LISTING_HYPOTHESIS_PROFILE") or "versions")
     for param in MATRIX:
         if param.id in SERVERLESS_TARGETS:
             session.log(f"tests({param.id})")

@@ -6,6 +6,10 @@ Profiles, chosen by the environment variable ``LISTING_HYPOTHESIS_PROFILE``:
   same examples on every run), no deadline, no example database.
 * ``nightly``: ``NIGHTLY_EXAMPLES`` (10,000) examples per target and property, a fresh random seed
   on every run, no deadline, no example database; a failure prints the ``@reproduce_failure`` blob.
+* ``versions``: ``VERSIONS_EXAMPLES`` (50) examples, otherwise as ``ci``: the profile of the sessions
+  that run the tests again on the other Pythons and on the dependency floors (``nox -s pythons``,
+  ``nox -s floors``). What they look for is code that a version breaks, which any example reaches;
+  the search for a hostile query is the ``ci`` profile's, on every target, in ``nox -s tests``.
 
 The profiles are registered here and applied with ``@profile()`` to the tests of this folder only;
 they are never loaded globally, so other hypothesis tests keep their own settings.
@@ -37,15 +41,17 @@ __all__ = (
     "CI_EXAMPLES",
     "NIGHTLY_EXAMPLES",
     "PROFILE_VARIABLE",
+    "VERSIONS_EXAMPLES",
     "hostile_queries",
     "profile",
     "profile_name",
 )
 
 PROFILE_VARIABLE = "LISTING_HYPOTHESIS_PROFILE"
-"""The environment variable naming the hypothesis profile: ``ci`` (default) or ``nightly``."""
+"""The environment variable naming the hypothesis profile: ``ci`` (default), ``nightly`` or ``versions``."""
 CI_EXAMPLES = 200
 NIGHTLY_EXAMPLES = 10_000
+VERSIONS_EXAMPLES = 50
 
 _COMMON: Mapping[str, Any] = {
     "deadline": None,
@@ -54,6 +60,7 @@ _COMMON: Mapping[str, Any] = {
 }
 settings.register_profile("ci", max_examples=CI_EXAMPLES, derandomize=True, print_blob=False, **_COMMON)
 settings.register_profile("nightly", max_examples=NIGHTLY_EXAMPLES, derandomize=False, print_blob=True, **_COMMON)
+settings.register_profile("versions", max_examples=VERSIONS_EXAMPLES, derandomize=True, print_blob=False, **_COMMON)
 
 
 def profile_name() -> str:
