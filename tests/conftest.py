@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from beanie import Document
 
 POSTGRES_URL = os.environ.get("LISTING_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test")
+MARIADB_URL = os.environ.get("LISTING_MARIADB_URL", "mysql://root@127.0.0.1:3306/test")
 MONGODB_URL = os.environ.get("MONGODB_URL", "")
 IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
 ALLOW_SKIPS = os.environ.get("LISTING_ALLOW_SKIPS", "").lower() in {"1", "true", "yes"}
@@ -61,6 +62,7 @@ run ends: the tests fill those afresh on every run anyway, so only their creatio
 
 _created: dict[str, str] = {}
 _made: list[str] = []  # server-side names of the databases this run created
+_made_mariadb: list[str] = []  # the same on MariaDB
 _scratch: list[Path] = []
 
 
@@ -96,6 +98,15 @@ def missing_requirement(target: TestTarget) -> str | None:
             return (
                 f"PostgreSQL at {POSTGRES_URL} does not answer ({error.strerror or error}): start it, install it "
                 "(apt-get install -y postgresql) or set LISTING_POSTGRES_URL"
+            )
+    if target.server == "mariadb":
+        parts = urlsplit(MARIADB_URL)
+        try:
+            socket.create_connection((parts.hostname or "127.0.0.1", parts.port or 3306), timeout=3).close()
+        except OSError as error:
+            return (
+                f"MariaDB at {MARIADB_URL} does not answer ({error.strerror or error}): start it, install it "
+                "(apt-get install -y mariadb-server) or set LISTING_MARIADB_URL"
             )
     if target.needs_env and not os.environ.get(target.needs_env):
         return f"{target.needs_env} is not set"
@@ -236,6 +247,31 @@ def postgres_database_url(database: str) -> str:
     return url
 
 
+def mariadb_database_url(database: str) -> str:
+    """A plain ``mysql://`` URL of ``database`` on the test MariaDB server, created if missing.
+
+    Named and dropped as ``postgres_database_url``'s; created with the code-point collation
+    ``utf8mb4_nopad_bin``, so text orders as on the other servers (the library compares text exactly
+    whatever the collation, which ``tests/backends`` checks on a table of MariaDB's default one).
+    """
+    logical = f"mariadb:{database}"
+    if logical in _created:
+        return _created[logical]
+    from tests.harness import ServerError, ensure_mariadb_database
+
+    database = f"{database}_{POSTGRES_TAG}"
+    parts = urlsplit(MARIADB_URL)
+    url = parts._replace(path=f"/{database}").geturl()
+    try:
+        created = ensure_mariadb_database(url)
+    except ServerError as error:
+        unavailable(f"MariaDB at {MARIADB_URL} is not usable: {error.__cause__ or error!r}")
+    if created:
+        _made_mariadb.append(database)
+    _created[logical] = url
+    return url
+
+
 _nodes: list[Any] = []  # the ``tests.nodes.Nodes`` of this run, started on first use
 
 
@@ -326,6 +362,10 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         shutil.rmtree(folder, ignore_errors=True)
     if _made:
         _drop_made_databases()
+    if _made_mariadb:
+        from tests.harness import drop_mariadb_databases
+
+        drop_mariadb_databases(MARIADB_URL, _made_mariadb)
     if _nodes:
         from tests import nodes
 
@@ -379,8 +419,8 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
 
 
 def async_url(url: str) -> str:
-    """``postgresql://`` -> ``postgresql+asyncpg://`` for SQLAlchemy."""
-    return url.replace("postgresql://", "postgresql+asyncpg://", 1)
+    """``postgresql://`` -> ``postgresql+asyncpg://``, ``mysql://`` -> ``mysql+asyncmy://`` for SQLAlchemy."""
+    return url.replace("postgresql://", "postgresql+asyncpg://", 1).replace("mysql://", "mysql+asyncmy://", 1)
 
 
 @asynccontextmanager

@@ -195,6 +195,54 @@ def ensure_postgres_database(url: str, *, maintenance: str = "postgres") -> bool
         raise ServerError(msg) from error
 
 
+def _mariadb_connection(url: str, database: str | None = None) -> Any:
+    import pymysql
+
+    parts = urlsplit(url)
+    return pymysql.connect(
+        host=parts.hostname or "127.0.0.1",
+        port=parts.port or 3306,
+        user=parts.username or "root",
+        password=parts.password or "",
+        database=database,
+        connect_timeout=5,
+        autocommit=True,
+    )
+
+
+def ensure_mariadb_database(url: str) -> bool:
+    """Create the MariaDB database ``url`` names when it is missing, in ``utf8mb4_nopad_bin``.
+
+    Returns:
+        Whether it was created (False: it existed).
+
+    Raises:
+        ServerError: The server is unreachable or refused, or ``url`` names no database.
+    """
+    import pymysql
+
+    name = urlsplit(url).path.lstrip("/")
+    if not name:
+        msg = f"{url!r} names no database"
+        raise ServerError(msg)
+    try:
+        with contextlib.closing(_mariadb_connection(url)) as connection, connection.cursor() as cursor:
+            existed = bool(cursor.execute("SHOW DATABASES LIKE %s", (name,)))
+            if not existed:
+                cursor.execute(f"CREATE DATABASE `{name}` CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin")
+            return not existed
+    except pymysql.Error as error:
+        msg = f"MariaDB at {url} is not usable: {error!r}"
+        raise ServerError(msg) from error
+
+
+def drop_mariadb_databases(url: str, names: Sequence[str]) -> None:
+    """Drop the MariaDB databases ``names`` on the server of ``url``."""
+    with contextlib.closing(_mariadb_connection(url)) as connection, connection.cursor() as cursor:
+        for name in names:
+            cursor.execute(f"DROP DATABASE IF EXISTS `{name}`")
+
+
 def load_demo(url: str, *, backend: str | None = None) -> float:
     """Load the demo data into ``url`` with the demo's loader; returns at once when it is loaded.
 

@@ -66,7 +66,7 @@ class TestTarget:
 
     Attributes:
         backend: ``memory``, ``sqlalchemy``, ``piccolo`` or ``beanie``.
-        database: ``sqlite``, ``postgresql``, ``pgbouncer`` (PostgreSQL through pgbouncer in
+        database: ``sqlite``, ``postgresql``, ``mariadb``, ``pgbouncer`` (PostgreSQL through pgbouncer in
             transaction mode), ``mongomock``, ``mongodb``; empty for the memory backend.
         store: The kind of store.
         needs_env: An environment variable that must be set for the target to be selected by default
@@ -88,13 +88,14 @@ class TestTarget:
     @property
     def server(self) -> str:
         """The database server this target's session uses: ``postgresql`` (the machine's, on 5432),
-        ``nodes`` (the tests' own primary, standby and pgbouncer, on fixed ports), empty for none.
+        ``mariadb`` (the machine's, on 3306), ``nodes`` (the tests' own primary, standby and pgbouncer,
+        on fixed ports), empty for none.
 
         Two sessions of one server never run at once (``.ci/lanes.py``): they share its databases or ports.
         """
         if self.store is Store.NODE:
             return "nodes"
-        return "postgresql" if self.database == "postgresql" else ""
+        return self.database if self.database in {"postgresql", "mariadb"} else ""
 
     @property
     def session(self) -> str:
@@ -111,6 +112,8 @@ TARGETS = (
     TestTarget("sqlalchemy", "postgresql", Store.SQL),
     TestTarget("piccolo", "sqlite", Store.SQL),
     TestTarget("piccolo", "postgresql", Store.SQL),
+    # Piccolo has no MySQL engine.
+    TestTarget("sqlalchemy", "mariadb", Store.SQL),
     # PostgreSQL through pgbouncer in transaction pooling mode (tests/nodes.py).
     TestTarget("sqlalchemy", "pgbouncer", Store.NODE),
     TestTarget("piccolo", "pgbouncer", Store.NODE),

@@ -537,6 +537,11 @@ def where(
 _UNAVAILABLE_STATES = ("08", "53", "57")
 # SQLite's OperationalError also means "no such table" (a bug, a 500); these mean "not now".
 _SQLITE_UNAVAILABLE = ("database is locked", "interrupted", "unable to open database", "disk i/o error")
+# MariaDB's error numbers (the first argument of the driver's exception): a statement out of time
+# (``max_statement_time``), and a server that cannot answer now (too many connections, shutting down,
+# the connection killed, unreachable, gone or lost).
+_MARIADB_TIMEOUT = 1969
+_MARIADB_UNAVAILABLE = frozenset({1040, 1053, 1927, 2002, 2003, 2006, 2013, 2055})
 
 
 def driver_unavailable(error: BaseException) -> UnavailableError | None:
@@ -544,19 +549,22 @@ def driver_unavailable(error: BaseException) -> UnavailableError | None:
 
     Duck-typed, so no driver is imported: a statement out of time (``reason="timeout"``), OS-level
     connection errors, a SQLSTATE of class 08, 53 or 57 (asyncpg's ``sqlstate``, psycopg's
-    ``pgcode``), asyncpg's errors about a closed connection, and SQLite's locked or unopenable
-    database.
+    ``pgcode``), MariaDB's error numbers of the same meaning (asyncmy's first argument), asyncpg's
+    errors about a closed connection, and SQLite's locked or unopenable database.
     """
     message = str(error).lower()
     state = str(getattr(error, "sqlstate", None) or getattr(error, "pgcode", None) or "")
+    number = error.args[0] if error.args and type(error.args[0]) is int else None
     # asyncpg's per-statement timeout (TimeoutError, an OSError), PostgreSQL's statement_timeout
-    # (57014) and the SQLite guard ("interrupted") all mean: the statement ran out of time.
-    if isinstance(error, TimeoutError) or state == "57014" or message == "interrupted":
+    # (57014), MariaDB's max_statement_time and the SQLite guard ("interrupted") all mean: the
+    # statement ran out of time.
+    if isinstance(error, TimeoutError) or state == "57014" or number == _MARIADB_TIMEOUT or message == "interrupted":
         return UnavailableError("the statement ran out of time", reason="timeout")
     if isinstance(error, (OSError, ConnectionError)):
         return UnavailableError(f"the database is unreachable ({type(error).__name__})")
     if (
-        state[:2] in _UNAVAILABLE_STATES
+        number in _MARIADB_UNAVAILABLE
+        or state[:2] in _UNAVAILABLE_STATES
         or any(text in message for text in _SQLITE_UNAVAILABLE)
         or (type(error).__name__ in {"InterfaceError", "ConnectionDoesNotExistError"} and "connection" in message)
     ):

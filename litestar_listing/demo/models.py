@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any
 
-from sqlalchemy import JSON, Boolean, DateTime, Dialect, Float, ForeignKey, Index, Integer, MetaData, String, text
+from sqlalchemy import JSON, Boolean, DateTime, Dialect, Double, ForeignKey, Index, Integer, MetaData, String, text
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import DeclarativeBase, Mapped, foreign, mapped_column, relationship
 from sqlalchemy.types import TypeDecorator, TypeEngine, UserDefinedType
@@ -50,7 +50,8 @@ class UTCDateTime(TypeDecorator[datetime]):
     The demo serves one database through both backends. SQLite has no datetime type: values are
     compared as text, so both ORMs must write and bind the same text. This is Piccolo's,
     ``str(value.astimezone(UTC))`` (``2013-01-01 10:00:00+00:00``), declared ``TIMESTAMPTZ`` so that
-    Piccolo reads it back as a datetime. PostgreSQL stores a native ``timestamptz``.
+    Piccolo reads it back as a datetime. PostgreSQL stores a native ``timestamptz``, MariaDB a
+    ``DATETIME`` in UTC.
     """
 
     impl = DateTime(timezone=True)
@@ -63,7 +64,7 @@ class UTCDateTime(TypeDecorator[datetime]):
         return dialect.type_descriptor(DateTime(timezone=True))
 
     def process_bind_param(self, value: datetime | None, dialect: Dialect) -> Any:
-        """UTC; on SQLite as Piccolo's text.
+        """UTC; on SQLite as Piccolo's text, on MariaDB without its offset.
 
         Raises:
             TypeError: ``value`` is naive.
@@ -74,7 +75,10 @@ class UTCDateTime(TypeDecorator[datetime]):
             msg = "UTCDateTime takes aware datetimes only"
             raise TypeError(msg)
         value = value.astimezone(timezone.utc)
-        return str(value) if dialect.name == "sqlite" else value
+        if dialect.name == "sqlite":
+            return str(value)
+        # MariaDB's DATETIME holds no offset: the UTC wall time, read back as UTC.
+        return value.replace(tzinfo=None) if dialect.name in {"mysql", "mariadb"} else value
 
     def process_result_value(self, value: Any, dialect: Dialect) -> datetime | None:
         """An aware UTC datetime."""
@@ -87,7 +91,11 @@ class UTCDateTime(TypeDecorator[datetime]):
 
 
 class DemoBase(DeclarativeBase):
-    """Declarative base of the demo models, with a metadata of its own (never mixed with an app's)."""
+    """Declarative base of the demo models, with a metadata of its own (never mixed with an app's).
+
+    Text columns are ``VARCHAR(100)`` (MariaDB's ``VARCHAR`` needs a length) and decimals ``DOUBLE``
+    (MariaDB's ``FLOAT`` has single precision), the same on every database.
+    """
 
     metadata = MetaData(naming_convention=_NAMING_CONVENTION)
 
@@ -97,9 +105,9 @@ class Airline(DemoBase):
 
     __tablename__ = "airlines"
 
-    carrier: Mapped[str] = mapped_column(String, primary_key=True)
+    carrier: Mapped[str] = mapped_column(String(100), primary_key=True)
     """Two-letter carrier code, e.g. ``UA``."""
-    name: Mapped[str] = mapped_column(String)
+    name: Mapped[str] = mapped_column(String(100))
     """Full name, e.g. ``United Air Lines Inc.``."""
 
 
@@ -108,21 +116,21 @@ class Airport(DemoBase):
 
     __tablename__ = "airports"
 
-    faa: Mapped[str] = mapped_column(String, primary_key=True)
+    faa: Mapped[str] = mapped_column(String(100), primary_key=True)
     """FAA code (three characters; one of them, ``369``, is all digits)."""
-    name: Mapped[str] = mapped_column(String)
+    name: Mapped[str] = mapped_column(String(100))
     """Usual name."""
-    lat: Mapped[float] = mapped_column(Float)
+    lat: Mapped[float] = mapped_column(Double)
     """Latitude in degrees."""
-    lon: Mapped[float] = mapped_column(Float)
+    lon: Mapped[float] = mapped_column(Double)
     """Longitude in degrees."""
     alt: Mapped[int] = mapped_column(Integer)
     """Altitude in feet."""
     tz: Mapped[int] = mapped_column(Integer)
     """Offset from GMT in whole hours (-10 to 8 in this data)."""
-    dst: Mapped[str] = mapped_column(String)
+    dst: Mapped[str] = mapped_column(String(100))
     """Daylight saving time zone: ``A`` US standard, ``U`` unknown, ``N`` none."""
-    tzone: Mapped[str | None] = mapped_column(String)
+    tzone: Mapped[str | None] = mapped_column(String(100))
     """IANA time zone, e.g. ``America/New_York``; null for 3 airports."""
 
 
@@ -131,15 +139,15 @@ class Plane(DemoBase):
 
     __tablename__ = "planes"
 
-    tailnum: Mapped[str] = mapped_column(String, primary_key=True)
+    tailnum: Mapped[str] = mapped_column(String(100), primary_key=True)
     """Tail number, e.g. ``N10156``."""
     year: Mapped[int | None] = mapped_column(Integer)
     """Year manufactured."""
-    type: Mapped[str] = mapped_column(String)
+    type: Mapped[str] = mapped_column(String(100))
     """Type of plane, e.g. ``Fixed wing multi engine``."""
-    manufacturer: Mapped[str] = mapped_column(String)
+    manufacturer: Mapped[str] = mapped_column(String(100))
     """Manufacturer, e.g. ``EMBRAER``."""
-    model: Mapped[str] = mapped_column(String)
+    model: Mapped[str] = mapped_column(String(100))
     """Model, e.g. ``EMB-145XR``."""
     engines: Mapped[int] = mapped_column(Integer)
     """Number of engines."""
@@ -147,7 +155,7 @@ class Plane(DemoBase):
     """Number of seats."""
     speed: Mapped[int | None] = mapped_column(Integer)
     """Average cruising speed in mph; null for all but 23 planes."""
-    engine: Mapped[str] = mapped_column(String)
+    engine: Mapped[str] = mapped_column(String(100))
     """Type of engine, e.g. ``Turbo-fan``."""
     specs: Mapped[dict[str, Any]] = mapped_column(JSON().with_variant(JSONB(), "postgresql"))
     """The plane's figures as a JSON document: ``engines``, ``seats``, ``engine_type`` and, for the
@@ -196,15 +204,15 @@ class Flight(DemoBase):
     """Scheduled arrival time as HHMM local."""
     arr_delay: Mapped[int | None] = mapped_column(Integer)
     """Arrival delay in minutes; negative for early arrivals."""
-    carrier: Mapped[str] = mapped_column(String, ForeignKey(Airline.carrier))
+    carrier: Mapped[str] = mapped_column(String(100), ForeignKey(Airline.carrier))
     """Carrier code (every one has an airline row)."""
     flight: Mapped[int] = mapped_column(Integer)
     """Flight number."""
-    tailnum: Mapped[str | None] = mapped_column(String, index=True)
+    tailnum: Mapped[str | None] = mapped_column(String(100), index=True)
     """Plane tail number; no foreign key (see the class docstring)."""
-    origin: Mapped[str] = mapped_column(String, ForeignKey(Airport.faa))
+    origin: Mapped[str] = mapped_column(String(100), ForeignKey(Airport.faa))
     """Origin airport: EWR, JFK or LGA."""
-    dest: Mapped[str] = mapped_column(String, index=True)
+    dest: Mapped[str] = mapped_column(String(100), index=True)
     """Destination airport code; no foreign key (see the class docstring)."""
     air_time: Mapped[int | None] = mapped_column(Integer)
     """Time in the air in minutes."""
@@ -238,7 +246,7 @@ class Weather(DemoBase):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     """Surrogate key: 1 is the first CSV row, in file order."""
-    origin: Mapped[str] = mapped_column(String, ForeignKey(Airport.faa))
+    origin: Mapped[str] = mapped_column(String(100), ForeignKey(Airport.faa))
     """Weather station: EWR, JFK or LGA."""
     year: Mapped[int] = mapped_column(Integer)
     """Year (local time)."""
@@ -248,23 +256,23 @@ class Weather(DemoBase):
     """Day (local time)."""
     hour: Mapped[int] = mapped_column(Integer)
     """Hour (local time)."""
-    temp: Mapped[float | None] = mapped_column(Float)
+    temp: Mapped[float | None] = mapped_column(Double)
     """Temperature in degrees Fahrenheit."""
-    dewp: Mapped[float | None] = mapped_column(Float)
+    dewp: Mapped[float | None] = mapped_column(Double)
     """Dew point in degrees Fahrenheit."""
-    humid: Mapped[float | None] = mapped_column(Float)
+    humid: Mapped[float | None] = mapped_column(Double)
     """Relative humidity in percent."""
     wind_dir: Mapped[int | None] = mapped_column(Integer)
     """Wind direction in degrees (0 to 360)."""
-    wind_speed: Mapped[float | None] = mapped_column(Float)
+    wind_speed: Mapped[float | None] = mapped_column(Double)
     """Wind speed in mph (one reading of 1048 mph is an error in the source data)."""
-    wind_gust: Mapped[float | None] = mapped_column(Float)
+    wind_gust: Mapped[float | None] = mapped_column(Double)
     """Gust speed in mph; null for most hours."""
-    precip: Mapped[float] = mapped_column(Float)
+    precip: Mapped[float] = mapped_column(Double)
     """Precipitation in inches."""
-    pressure: Mapped[float | None] = mapped_column(Float)
+    pressure: Mapped[float | None] = mapped_column(Double)
     """Sea level pressure in millibars."""
-    visib: Mapped[float] = mapped_column(Float)
+    visib: Mapped[float] = mapped_column(Double)
     """Visibility in miles."""
     time_hour: Mapped[datetime] = mapped_column(UTCDateTime)
     """The hour of the observation as an aware UTC datetime."""
@@ -277,13 +285,13 @@ class DemoUser(DemoBase):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     """User id."""
-    name: Mapped[str] = mapped_column(String)
+    name: Mapped[str] = mapped_column(String(100))
     """Display name."""
-    carrier: Mapped[str | None] = mapped_column(String, ForeignKey(Airline.carrier))
+    carrier: Mapped[str | None] = mapped_column(String(100), ForeignKey(Airline.carrier))
     """The user's airline; None for the platform admin."""
     is_platform_admin: Mapped[bool] = mapped_column(Boolean, default=False)
     """Whether the user sees every airline's data."""
-    password_hash: Mapped[str] = mapped_column(String, info={"private": True})
+    password_hash: Mapped[str] = mapped_column(String(100), info={"private": True})
     """A fixed fake hash; private, so it is never listed, filtered or ordered on."""
 
 
@@ -298,7 +306,7 @@ class WatchedFlight(DemoBase):
     """The watching user."""
     flight_id: Mapped[int] = mapped_column(Integer, ForeignKey(Flight.id))
     """The watched flight."""
-    note: Mapped[str | None] = mapped_column(String)
+    note: Mapped[str | None] = mapped_column(String(100))
     """Free text note of the user."""
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
     """When the flight was put on the list (aware UTC)."""
@@ -316,7 +324,7 @@ class DemoMeta(DemoBase):
 
     __tablename__ = "demo_meta"
 
-    key: Mapped[str] = mapped_column(String, primary_key=True)
+    key: Mapped[str] = mapped_column(String(100), primary_key=True)
     """``version`` or ``rows:<table>``."""
-    value: Mapped[str] = mapped_column(String)
+    value: Mapped[str] = mapped_column(String(100))
     """The dataset version, or a row count in decimal."""

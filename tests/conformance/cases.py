@@ -1222,6 +1222,9 @@ _TABLE: tuple[Case, ...] = (
         31,
     ),
     Case("order:id-desc", "order_by=-id&count=3", (31, 30, 29), 31),
+    # By the UUIDs' text (MariaDB's UUID type compares its groups in another order), NULLs last.
+    Case("order:uuid-text-order", "order_by=uid&count=15", (1, 4, 24, 11, 18, 27, 2, 6, 13, 7, 15, 21, 9, 3, 5), 31),
+    Case("order:uuid-desc", "order_by=-uid&count=5", (9, 21, 15, 7, 13), 31),
     # A foreign key (on a document store, a link's identifier): owners 1 to 8 in turn, ties by id,
     # then the things without an owner (13, 14, 17, 19, 30).
     Case("order:fk-asc", "order_by=owner_id&count=50",

@@ -41,7 +41,14 @@ from tests.apps import serving
 from tests.conformance import beanie_documents, piccolo_tables
 from tests.conformance.fixture import DELETED_IDS, dangling_rows, memory_rows, table_rows
 from tests.conformance.models import ConformanceBase, Part, Thing
-from tests.conftest import async_url, document_store, node_database_url, postgres_database_url, scratch_folder
+from tests.conftest import (
+    async_url,
+    document_store,
+    mariadb_database_url,
+    node_database_url,
+    postgres_database_url,
+    scratch_folder,
+)
 from tests.matrix import TestTarget
 from tests.nodes import caught_up
 
@@ -227,9 +234,11 @@ async def write_sqlalchemy_rows(engine: AsyncEngine) -> None:
     """Create the conformance tables anew with SQLAlchemy and insert the fixture rows.
 
     Some rows refer to a missing row (``fixture.MISSING``): SQLite's foreign keys are off on
-    SQLAlchemy's connections, and PostgreSQL's are not checked while the rows are written.
+    SQLAlchemy's connections, and PostgreSQL's and MariaDB's are not checked while the rows are written.
     """
     async with engine.begin() as connection:
+        if connection.dialect.name == "mysql":
+            await connection.execute(text("SET SESSION foreign_key_checks = 0"))
         await connection.run_sync(ConformanceBase.metadata.drop_all)
         await connection.run_sync(ConformanceBase.metadata.create_all)
         if connection.dialect.name == "postgresql":
@@ -243,7 +252,9 @@ async def write_sqlalchemy_rows(engine: AsyncEngine) -> None:
 async def sqlalchemy_target(database: str, name: str = "litestar_listing_conformance") -> AsyncIterator[Target]:
     """The fixture on SQLAlchemy: a fresh SQLite file, or the PostgreSQL database ``name``."""
     postgres = postgres_target_url(database, name)
-    if postgres is None:
+    if database == "mariadb":
+        engine = create_async_engine(async_url(mariadb_database_url(name)))
+    elif postgres is None:
         engine = create_async_engine(f"sqlite+aiosqlite:///{scratch_folder(name) / 'conformance.sqlite'}")
     else:
         url = async_url(postgres)

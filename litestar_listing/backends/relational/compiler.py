@@ -276,7 +276,7 @@ class RelationalCompiler(ABC, Generic[Expression, Statement]):
         """
         if len(path.segments) == 1 and path.field in self.computed:
             return self.computed[path.field]
-        return self.predicate(source, path, lambda column: column, semi=False, policies=policies)
+        return self.sortable(self.predicate(source, path, lambda column: column, semi=False, policies=policies))
 
     # -- nodes --------------------------------------------------------------------------------
     def _leaf(self, item: Filter) -> Callable[[Any], Expression]:
@@ -473,6 +473,13 @@ class RelationalCompiler(ABC, Generic[Expression, Statement]):
 
     def op_contains(self, column: Any, value: Any) -> Expression:  # noqa: D102
         return self._compare("eq", column, value)  # ``column`` is one element of the list (``json_any``)
+
+    def sortable(self, value: Expression) -> Expression:
+        """The value a field is ordered by, as the query language orders its type (docs: design, "Ordering").
+
+        The value itself, unless the database orders the type otherwise (a dialect overrides it).
+        """
+        return value
 
     # -- dialect primitives: statements -------------------------------------------------------
     @property

@@ -18,7 +18,16 @@ from types import MappingProxyType
 from litestar_listing.core.errors import ConfigurationError
 from litestar_listing.core.fields import ValueType
 
-__all__ = ("DATABASES", "PLACEHOLDER", "POSTGRESQL", "SQLITE", "Database", "database", "local_settings_sql")
+__all__ = (
+    "DATABASES",
+    "MARIADB",
+    "PLACEHOLDER",
+    "POSTGRESQL",
+    "SQLITE",
+    "Database",
+    "database",
+    "local_settings_sql",
+)
 
 
 PLACEHOLDER = re.compile(r"\{([0-9])\}")
@@ -37,9 +46,15 @@ class Database:
         counts_apart: Each statement sees a snapshot of its own (READ COMMITTED), so a list that
             holds nothing may count on a second pooled connection beside its page and see what its
             own connection would have seen.
-        server_timeout: The server stops a statement past its time limit itself (PostgreSQL's
-            ``statement_timeout``, SQLSTATE 57014); otherwise the ``StatementGuard`` of each
-            connection aborts it (SQLite).
+        timeout_setting: The setting by which the server stops a statement past its time limit
+            itself (PostgreSQL's ``statement_timeout``, SQLSTATE 57014; MariaDB's
+            ``max_statement_time``, error 1969); None: the ``StatementGuard`` of each connection
+            aborts it (SQLite).
+        timeout_unit: The seconds of one unit of ``timeout_setting`` (PostgreSQL counts
+            milliseconds, MariaDB seconds).
+        local_settings: A setting made for a list ends with its transaction (PostgreSQL's
+            ``set_config(..., true)``: ``local_settings_sql``); otherwise it holds for the session and
+            is put back after the list, whether it failed or not (MariaDB's ``SET SESSION``).
         replicas: The database can serve lists as a hot standby whose lag ``LAG_QUERY`` reads.
         local_reads: The database is a file that a list may read on a pooled connection of its
             own in a worker thread, its page and count in one call (the local read path of
@@ -66,9 +81,11 @@ class Database:
     name: str
     estimates: bool
     counts_apart: bool
-    server_timeout: bool
     replicas: bool
     local_reads: bool
+    timeout_setting: str | None = None
+    timeout_unit: float = 1.0
+    local_settings: bool = True
     parallel_setting: str | None = None
     parts: Mapping[str, str] = field(default_factory=dict)
     utc: str = "{0}"
@@ -77,6 +94,16 @@ class Database:
     json_element: Mapping[ValueType, str] = field(default_factory=dict)
     json_some: str = ""
     json_list: str = ""
+
+    @property
+    def server_timeout(self) -> bool:
+        """The server stops a statement past its time limit itself (``timeout_setting``)."""
+        return self.timeout_setting is not None
+
+    def timeout_value(self, seconds: float) -> str:
+        """``timeout_setting``'s value for a limit of ``seconds``: at least one millisecond, whole ones."""
+        milliseconds = max(1, int(seconds * 1000))
+        return f"{milliseconds / (self.timeout_unit * 1000):.3f}".rstrip("0").rstrip(".")
 
     def json_template(self, template: str, keys: Sequence[str]) -> str:
         """``template`` naming the key ``keys`` (``json_path``'s texts in place of their tokens)."""
@@ -89,7 +116,7 @@ def _extracted(template: str, fields: Mapping[str, str]) -> Mapping[str, str]:
     return MappingProxyType({part: template.format(field, "{0}") for part, field in fields.items()})
 
 
-def _sqlite_json_path(keys: Sequence[str]) -> Mapping[str, str]:
+def _dotted_json_path(keys: Sequence[str]) -> Mapping[str, str]:
     return {"{path}": "'$." + ".".join(keys) + "'"}
 
 
@@ -140,7 +167,6 @@ SQLITE = Database(
     "sqlite",
     estimates=False,
     counts_apart=False,
-    server_timeout=False,
     replicas=False,
     local_reads=True,
     parts=MappingProxyType(
@@ -152,7 +178,7 @@ SQLITE = Database(
             "hour": "CAST(strftime('%H', {0}) AS INTEGER)",
         }
     ),
-    json_path=_sqlite_json_path,
+    json_path=_dotted_json_path,
     json_value=_sqlite_typed("json_type({0}, {path})", "json_extract({0}, {path})"),
     json_element=_sqlite_typed("listing_element.type", "listing_element.value"),
     # ``json_each`` of a value that is not a list reads it as one element: the type is checked first.
@@ -166,9 +192,10 @@ POSTGRESQL = Database(
     "postgresql",
     estimates=True,
     counts_apart=True,
-    server_timeout=True,
     replicas=True,
     local_reads=False,
+    timeout_setting="statement_timeout",
+    timeout_unit=0.001,
     parallel_setting="max_parallel_workers_per_gather",
     parts=_extracted(
         "CAST(EXTRACT({0} FROM {1}) AS INTEGER)",
@@ -187,8 +214,56 @@ POSTGRESQL = Database(
     json_list="CASE WHEN jsonb_typeof({j}) = 'array' THEN 1 END",
 )
 
+
+def _mariadb_typed(json: str) -> Mapping[ValueType, str]:
+    """MariaDB's typed value of a JSON value, ``json`` its JSON text (``JSON_EXTRACT``'s)."""
+    kind = f"JSON_TYPE({json})"
+    text = f"JSON_UNQUOTE({json})"
+    date = f"{text} REGEXP '^[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]$'"
+    return MappingProxyType(
+        {
+            ValueType.TEXT: f"CASE WHEN {kind} = 'STRING' THEN {text} END",
+            ValueType.INTEGER: f"CASE WHEN {kind} = 'INTEGER' THEN CAST({json} AS SIGNED) END",
+            ValueType.FLOAT: f"CASE WHEN {kind} IN ('INTEGER', 'DOUBLE') THEN CAST({json} AS DOUBLE) END",
+            ValueType.BOOLEAN: f"CASE WHEN {kind} = 'BOOLEAN' THEN {json} = 'true' END",
+            ValueType.DATE: f"CASE WHEN {kind} = 'STRING' AND {date} THEN {text} END",
+        }
+    )
+
+
+_MARIADB_FOUND = "JSON_EXTRACT({0}, {path})"
+# MariaDB 10.6 and later: JSON_TABLE, and its JSON columns. A DATETIME holds no offset: an aware
+# datetime is stored in UTC (advanced-alchemy's ``DateTimeUTC``), so its parts need no conversion.
+MARIADB = Database(
+    "mariadb",
+    estimates=False,
+    counts_apart=False,
+    replicas=False,
+    local_reads=False,
+    timeout_setting="max_statement_time",
+    local_settings=False,
+    parts=MappingProxyType(
+        {
+            "quarter": "QUARTER({0})",
+            "month": "MONTH({0})",
+            "day": "DAYOFMONTH({0})",
+            "week_day": "(WEEKDAY({0}) + 1)",
+            "hour": "HOUR({0})",
+        }
+    ),
+    json_path=_dotted_json_path,
+    json_value=_mariadb_typed(_MARIADB_FOUND),
+    json_element=_mariadb_typed("listing_element.value"),
+    # ``JSON_TABLE`` over a value that is not a list finds no element at ``$[*]``: checked first all the same.
+    json_some=(
+        f"(JSON_TYPE({_MARIADB_FOUND}) = 'ARRAY' AND EXISTS (SELECT 1 FROM JSON_TABLE({_MARIADB_FOUND}, '$[*]'"  # noqa: S608
+        " COLUMNS (value JSON PATH '$')) AS listing_element WHERE {1} IS NOT NULL AND {2}))"
+    ),
+    json_list=f"CASE WHEN JSON_TYPE({_MARIADB_FOUND}) = 'ARRAY' THEN 1 END",
+)
+
 DATABASES: Mapping[str, Database] = MappingProxyType(
-    {"sqlite": SQLITE, "postgresql": POSTGRESQL, "postgres": POSTGRESQL}
+    {"sqlite": SQLITE, "postgresql": POSTGRESQL, "postgres": POSTGRESQL, "mariadb": MARIADB, "mysql": MARIADB}
 )
 """The supported databases by the names the ORMs give them (SQLAlchemy's dialect name, Piccolo's engine type)."""
 

@@ -10,11 +10,13 @@ from collections.abc import Mapping, Sequence
 from decimal import Decimal
 from types import MappingProxyType
 from typing import Any, ClassVar
+from typing import cast as cast_type
 
 from sqlalchemy import (
     BigInteger,
     BindParameter,
     Boolean,
+    ClauseList,
     ColumnElement,
     Float,
     Integer,
@@ -22,6 +24,7 @@ from sqlalchemy import (
     Numeric,
     Select,
     String,
+    Uuid,
     and_,
     bindparam,
     case,
@@ -49,7 +52,7 @@ from litestar_listing.backends.sqlalchemy.introspection import attribute_key, mo
 from litestar_listing.core.fields import ValueType
 from litestar_listing.core.text import LIKE_ESCAPE, LikePattern, fold_case
 
-__all__ = ("STATEMENT_COMPILERS", "SQLiteStatementCompiler", "StatementCompiler")
+__all__ = ("STATEMENT_COMPILERS", "MariaDBStatementCompiler", "SQLiteStatementCompiler", "StatementCompiler")
 
 
 Entity = Any  # a mapped class or an AliasedClass of one
@@ -321,8 +324,87 @@ class SQLiteStatementCompiler(StatementCompiler):
         )
 
 
+EXACT_COLLATION = "utf8mb4_nopad_bin"
+"""MariaDB's collation that compares text by code point, trailing spaces included (docs: backends, "MariaDB")."""
+FOLD_COLLATION = "utf8mb4_uca1400_as_cs"
+"""MariaDB's collation whose ``LOWER()`` is Unicode 14's simple lowercase mapping (docs: backends, "MariaDB")."""
+
+
+class MariaDBStatementCompiler(StatementCompiler):
+    """``StatementCompiler`` on MariaDB: text compared exactly whatever the column's collation, NULLs last.
+
+    MariaDB's default collations ignore case and accents and pad with spaces (``'a' = 'A '``), in
+    ``=``, ``IN`` and ``LIKE`` alike: the text operators compare in ``EXACT_COLLATION``, beside the
+    column's own comparison where that lets an index find the candidates (any collation's equal
+    values include the identical ones). The case-insensitive ones lowercase in ``FOLD_COLLATION``,
+    then match exactly. ``NULLS LAST`` is not MariaDB's syntax: an ascending nullable term sorts on
+    ``value IS NULL`` first (descending, MariaDB puts NULLs last itself). A ``LIMIT`` is not allowed
+    in an ``IN`` subquery: the deferred join's keys are read through a derived table.
+    """
+
+    dialect = "mariadb"
+
+    @staticmethod
+    def _text(column: Any) -> bool:
+        return isinstance(getattr(column, "type", None), String)
+
+    def _in(self, column: Any, collation: str) -> ColumnElement[Any]:
+        # Whatever the column's character set: a collation belongs to one.
+        return self.sql("CONVERT({0} USING utf8mb4)", ValueType.TEXT, column).collate(collation)
+
+    def op_eq(self, column: Any, value: Any) -> ColumnElement[Any]:  # noqa: D102
+        plain = super().op_eq(column, value)
+        if not self._text(column):
+            return plain
+        return and_(plain, self._in(column, EXACT_COLLATION) == self.bind(value, like=column))
+
+    def op_ne(self, column: Any, value: Any) -> ColumnElement[Any]:  # noqa: D102
+        if not self._text(column):
+            return super().op_ne(column, value)
+        exact: ColumnElement[Any] = self._in(column, EXACT_COLLATION) != self.bind(value, like=column)
+        return exact
+
+    def op_in(self, column: Any, value: tuple[Any, ...]) -> ColumnElement[Any]:  # noqa: D102
+        plain = super().op_in(column, value)
+        if not (value and self._text(column)):
+            return plain
+        return and_(plain, self._in(column, EXACT_COLLATION).in_([self.bind(item, like=column) for item in value]))
+
+    def op_nin(self, column: Any, value: tuple[Any, ...]) -> ColumnElement[Any]:  # noqa: D102
+        if not (value and self._text(column)):
+            return super().op_nin(column, value)
+        return self._in(column, EXACT_COLLATION).not_in([self.bind(item, like=column) for item in value])
+
+    def like(self, column: Any, pattern: LikePattern) -> ColumnElement[Any]:  # noqa: D102
+        exact = self._in(column, EXACT_COLLATION).like(pattern.to_like(), escape=LIKE_ESCAPE)
+        return and_(column.like(pattern.to_like(), escape=LIKE_ESCAPE), exact)
+
+    def ilike(self, column: Any, pattern: LikePattern) -> ColumnElement[Any]:  # noqa: D102
+        folded = self.sql("LOWER({0})", ValueType.TEXT, self._in(column, FOLD_COLLATION)).collate(EXACT_COLLATION)
+        return folded.like(fold_case(pattern.to_like()), escape=LIKE_ESCAPE)
+
+    def sortable(self, value: ColumnElement[Any]) -> ColumnElement[Any]:
+        """A native UUID by its text, as the other databases order it.
+
+        MariaDB's ``UUID`` type compares its groups in another order than the text's.
+        """
+        if isinstance(value.type, Uuid) and value.type.native_uuid:
+            return self._in(cast(value, String(36)), EXACT_COLLATION)
+        return value
+
+    def ordered(self, value: Any, *, descending: bool, nulls_last: bool) -> ColumnElement[Any]:  # noqa: D102
+        if descending or not nulls_last:
+            return value.desc() if descending else value.asc()  # type: ignore[no-any-return]
+        # Two ORDER BY terms, which ``order_by`` takes as one.
+        return cast_type("ColumnElement[Any]", ClauseList(value.is_(None), value.asc()))
+
+    def among_keys(self, keys: Select[Any]) -> ColumnElement[Any]:  # noqa: D102
+        derived = keys.subquery("listing_keys")
+        return super().among_keys(select(*derived.c))
+
+
 STATEMENT_COMPILERS: Mapping[str, type[StatementCompiler]] = MappingProxyType(
-    {"sqlite": SQLiteStatementCompiler, "postgresql": StatementCompiler}
+    {"sqlite": SQLiteStatementCompiler, "postgresql": StatementCompiler, "mariadb": MariaDBStatementCompiler}
 )
 """The statement compiler of each supported database, by its name (``relational.databases``)."""
 

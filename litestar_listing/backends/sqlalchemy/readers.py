@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 from sqlalchemy.pool import QueuePool
 
 from litestar_listing.backends.base import ListContext, driver_unavailable
-from litestar_listing.backends.relational.databases import database, local_settings_sql
+from litestar_listing.backends.relational.databases import Database, database, local_settings_sql
 from litestar_listing.backends.relational.execution import Reader
 from litestar_listing.backends.relational.replicas import LAG_QUERY
 from litestar_listing.backends.relational.totals import may_count_apart, planner_rows
@@ -113,9 +113,9 @@ class SessionReader(Reader[Statements]):
 
         async def count() -> int:
             try:
-                limit = _limit(context)
+                limit = _limit(context, self.database)
                 if limit is not None:
-                    await _configure(connection, {"statement_timeout": limit})
+                    await _configure(connection, self.database, limit)
                 return int((await connection.execute(statements.total, values)).scalar_one())
             finally:
                 await connection.close()
@@ -126,28 +126,31 @@ class SessionReader(Reader[Statements]):
     async def limited(self) -> AsyncIterator[object]:
         """The list's settings on the session's connection, reset after: its deadline and its hold to one core.
 
-        On PostgreSQL: ``statement_timeout``, the time left, measured once the pooled connection is
-        the list's (waiting for it counts); and, for a list held to one core
-        (``ListContext.parallel``), ``Database.parallel_setting`` at 0. A list that fails leaves the
-        reset to the rollback (of its transaction or its SAVEPOINT).
+        ``Database.timeout_setting`` (PostgreSQL's ``statement_timeout``, MariaDB's
+        ``max_statement_time``), the time left, measured once the pooled connection is the list's
+        (waiting for it counts); and, for a list held to one core (``ListContext.parallel``),
+        ``Database.parallel_setting`` at 0. Where settings end with the transaction
+        (``Database.local_settings``), a list that fails leaves the reset to the rollback (of its
+        transaction or its SAVEPOINT); elsewhere they are reset whether it failed or not.
         """
         database = self.database
-        if not (database.server_timeout or database.parallel_setting):
-            yield None
-            return
-        connection = await self.session.connection()
-        settings: dict[str, str] = {}
-        limit = _limit(self.context) if database.server_timeout else None
-        if limit is not None:
-            settings["statement_timeout"] = limit
+        settings = _limit(self.context, database) or {}
         if database.parallel_setting and not self.context.parallel:
             settings[database.parallel_setting] = "0"
         if not settings:
             yield None
             return
-        previous = await _configure(connection, settings)
-        yield None
-        await _configure(connection, previous)
+        connection = await self.session.connection()
+        previous = await _configure(connection, database, settings)
+        if database.local_settings:
+            yield None
+            await _configure(connection, database, previous)
+            return
+        try:
+            yield None
+        finally:
+            if not connection.invalidated:
+                await _configure(connection, database, previous)
 
     async def page(
         self, statements: Statements, values: Mapping[str, object], *, count_too: Callable[[int], bool]
@@ -250,20 +253,32 @@ def _load_apart(session: Session, statement: Select[Any], values: Mapping[str, o
         return list(own.execute(statement, values).unique().all())
 
 
-async def _configure(connection: AsyncConnection, settings: Mapping[str, str]) -> dict[str, str]:
-    """Set PostgreSQL ``settings`` (name -> value) for the connection's transaction; their values before."""
-    rows = await connection.execute(_SET_LOCAL, {"names": list(settings), "values": list(settings.values())})
-    return {str(name): str(before) for name, before, _ in rows}
+async def _configure(connection: AsyncConnection, database: Database, settings: Mapping[str, str]) -> dict[str, str]:
+    """Set ``settings`` (name -> value) on the connection; their values before.
+
+    For its transaction where settings are local (``Database.local_settings``: PostgreSQL), else for
+    its session (MariaDB). The names are ``Database``'s own, the values numbers.
+    """
+    if database.local_settings:
+        rows = await connection.execute(_SET_LOCAL, {"names": list(settings), "values": list(settings.values())})
+        return {str(name): str(before) for name, before, _ in rows}
+    names = list(settings)
+    before = (await connection.exec_driver_sql(f"SELECT {', '.join(f'@@SESSION.{name}' for name in names)}")).one()
+    assigned = ", ".join(f"SESSION {name} = {float(settings[name])!r}" for name in names)
+    await connection.exec_driver_sql(f"SET {assigned}")
+    return {name: str(value) for name, value in zip(names, before, strict=True)}
 
 
-def _limit(context: ListContext) -> str | None:
-    """The statement limit of a list on PostgreSQL: the milliseconds left until its deadline, None for none.
+def _limit(context: ListContext, database: Database) -> dict[str, str] | None:
+    """The statement limit of a list: ``Database.timeout_setting`` at the time left; None for none.
 
-    PostgreSQL stops a statement past it itself (SQLSTATE 57014, a 503): cancelling from asyncio
-    instead would make SQLAlchemy discard the connection as if it had broken.
+    The server stops a statement past it itself (a 503): cancelling from asyncio instead would make
+    SQLAlchemy discard the connection as if it had broken.
     """
     remaining = context.remaining()
-    return None if remaining is None else str(max(1, int(remaining * 1000)))
+    if remaining is None or database.timeout_setting is None:
+        return None
+    return {database.timeout_setting: database.timeout_value(remaining)}
 
 
 async def replica_lag(sessions: async_sessionmaker[AsyncSession]) -> float | None:
