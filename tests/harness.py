@@ -195,7 +195,8 @@ def ensure_postgres_database(url: str, *, maintenance: str = "postgres") -> bool
         raise ServerError(msg) from error
 
 
-def _mariadb_connection(url: str, database: str | None = None) -> Any:
+def mariadb_connection(url: str, *, server: bool = False) -> Any:
+    """A PyMySQL connection (autocommit) to the database ``url`` names, or to its server alone (``server``)."""
     import pymysql
 
     parts = urlsplit(url)
@@ -204,7 +205,7 @@ def _mariadb_connection(url: str, database: str | None = None) -> Any:
         port=parts.port or 3306,
         user=parts.username or "root",
         password=parts.password or "",
-        database=database,
+        database=None if server else parts.path.lstrip("/") or None,
         connect_timeout=5,
         autocommit=True,
     )
@@ -226,7 +227,7 @@ def ensure_mariadb_database(url: str) -> bool:
         msg = f"{url!r} names no database"
         raise ServerError(msg)
     try:
-        with contextlib.closing(_mariadb_connection(url)) as connection, connection.cursor() as cursor:
+        with contextlib.closing(mariadb_connection(url, server=True)) as connection, connection.cursor() as cursor:
             existed = bool(cursor.execute("SHOW DATABASES LIKE %s", (name,)))
             if not existed:
                 cursor.execute(f"CREATE DATABASE `{name}` CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin")
@@ -238,7 +239,7 @@ def ensure_mariadb_database(url: str) -> bool:
 
 def drop_mariadb_databases(url: str, names: Sequence[str]) -> None:
     """Drop the MariaDB databases ``names`` on the server of ``url``."""
-    with contextlib.closing(_mariadb_connection(url)) as connection, connection.cursor() as cursor:
+    with contextlib.closing(mariadb_connection(url, server=True)) as connection, connection.cursor() as cursor:
         for name in names:
             cursor.execute(f"DROP DATABASE IF EXISTS `{name}`")
 

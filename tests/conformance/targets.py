@@ -209,6 +209,12 @@ def postgres_target_url(database: str, name: str) -> str | None:
     return postgres_database_url(name) if database == "postgresql" else None
 
 
+def server_target_url(database: str, name: str) -> str | None:
+    """The plain URL of the server database ``name`` on a target's ``database`` (``postgres_target_url``,
+    or MariaDB's ``mysql://``); None for SQLite."""
+    return mariadb_database_url(name) if database == "mariadb" else postgres_target_url(database, name)
+
+
 def sqlalchemy_backend(
     name: str,
     replicas: Sequence[AsyncEngine] = (),
@@ -250,14 +256,13 @@ async def write_sqlalchemy_rows(engine: AsyncEngine) -> None:
 
 @asynccontextmanager
 async def sqlalchemy_target(database: str, name: str = "litestar_listing_conformance") -> AsyncIterator[Target]:
-    """The fixture on SQLAlchemy: a fresh SQLite file, or the PostgreSQL database ``name``."""
+    """The fixture on SQLAlchemy: a fresh SQLite file, or the PostgreSQL or MariaDB database ``name``."""
     postgres = postgres_target_url(database, name)
-    if database == "mariadb":
-        engine = create_async_engine(async_url(mariadb_database_url(name)))
-    elif postgres is None:
+    server = server_target_url(database, name)
+    if server is None:
         engine = create_async_engine(f"sqlite+aiosqlite:///{scratch_folder(name) / 'conformance.sqlite'}")
     else:
-        url = async_url(postgres)
+        url = async_url(server)
         engine = pooling.sqlalchemy_engine(url) if database == "pgbouncer" else create_async_engine(url)
     # On the standby target the rows are written on the primary and every list reads the standby.
     standby = node_database_url(name, "standby") if database == "standby" else None

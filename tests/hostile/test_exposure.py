@@ -67,8 +67,8 @@ from litestar_listing.plugin.exceptions import bad_request
 from litestar_listing.plugin.prepared import prepare
 from litestar_listing.plugin.scoping import ScopeRule
 from tests.apps import served
-from tests.conformance.targets import BEANIE_OPTIONS, THINGS_OPTIONS, Target
-from tests.conftest import async_url, postgres_database_url
+from tests.conformance.targets import BEANIE_OPTIONS, THINGS_OPTIONS, Target, server_target_url
+from tests.conftest import async_url
 from tests.hostile import HOSTILE_DATABASE, Opened, request
 from tests.hostile.strategies import profile
 from tests.matrix import Store, selected
@@ -472,17 +472,15 @@ DEMO_TARGETS = selected(store=Store.SQL)
 DEMO_PRIVATE = "user__password_hash"
 DEMO_MISSING = ("user__passwordhash", "user__nosuchfield")
 needs_demo = pytest.mark.skipif(
-    not DEMO_TARGETS, reason="the demo runs on SQLAlchemy or Piccolo, on SQLite or PostgreSQL"
+    not DEMO_TARGETS, reason="the demo runs on SQLAlchemy or Piccolo, on SQLite, PostgreSQL or (SQLAlchemy) MariaDB"
 )
 DEMO_QUERIES = ("{p}=x", "{p}__startswith=h", "{p}__in=a,b", "{p}=a&{p}=b", "{p}__isnull=true", "order_by={p}")
 
 
 def schema_only_database(database: str, tmp_path: Path) -> str:
     """A demo database with the demo's tables and no rows, as a SQLAlchemy async URL."""
-    if database == "sqlite":
-        url = f"sqlite+aiosqlite:///{tmp_path / 'demo.sqlite'}"
-    else:
-        url = async_url(postgres_database_url(f"{HOSTILE_DATABASE}_demo"))
+    server = server_target_url(database, f"{HOSTILE_DATABASE}_demo")
+    url = async_url(server) if server else f"sqlite+aiosqlite:///{tmp_path / 'demo.sqlite'}"
 
     async def create() -> None:
         engine = create_async_engine(url)

@@ -35,6 +35,7 @@ Hypothesis settings: ``LISTING_HYPOTHESIS_PROFILE`` (``ci``: 200 examples per ta
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import sqlite3
 from collections.abc import AsyncIterator, Callable, Mapping
@@ -81,12 +82,14 @@ from tests.conformance.targets import (
     piccolo_backend,
     piccolo_engine,
     postgres_target_url,
+    server_target_url,
     sqlalchemy_backend,
     write_piccolo_rows,
     write_sqlalchemy_rows,
 )
 from tests.conftest import async_url, scratch_folder
 from tests.differential.strategies import Domain
+from tests.harness import mariadb_connection
 from tests.hostile import HOSTILE_DATABASE, Opened, Tally, pruned
 from tests.hostile.strategies import hostile_queries, profile
 
@@ -209,6 +212,15 @@ def _delete_sqlite(path: str, invisible: Ids) -> None:
         connection.close()
 
 
+def _delete_mariadb(url: str, invisible: Ids) -> None:
+    with contextlib.closing(mariadb_connection(url)) as connection, connection.cursor() as cursor:
+        cursor.execute("SET SESSION foreign_key_checks = 0")  # keys left dangling, as on PostgreSQL
+        for name, ids in invisible.items():
+            if ids:
+                marks = ",".join("%s" for _ in ids)
+                cursor.execute(f"DELETE FROM {TABLES[name]} WHERE id IN ({marks})", sorted(ids))
+
+
 async def _delete_postgres(url: str, invisible: Ids) -> None:
     connection = await asyncpg.connect(url, statement_cache_size=0)
     try:
@@ -224,13 +236,15 @@ async def _delete_postgres(url: str, invisible: Ids) -> None:
 @asynccontextmanager
 async def sqlalchemy_store(database: str, name: str, invisible: Ids | None) -> AsyncIterator[Store]:
     """``things`` on SQLAlchemy over a database ``name`` holding the fixture without ``invisible`` (None: all)."""
-    postgres = postgres_target_url(database, name)
+    server = server_target_url(database, name)
     path = str(scratch_folder(name) / "twin.sqlite")
-    engine = create_async_engine(async_url(postgres) if postgres else f"sqlite+aiosqlite:///{path}")
+    engine = create_async_engine(async_url(server) if server else f"sqlite+aiosqlite:///{path}")
     prepare_engine(engine)
     await write_sqlalchemy_rows(engine)
-    if invisible is not None and postgres:
-        await _delete_postgres(postgres, invisible)
+    if invisible is not None and database == "mariadb" and server:
+        _delete_mariadb(server, invisible)
+    elif invisible is not None and server:
+        await _delete_postgres(server, invisible)
     elif invisible is not None:
         _delete_sqlite(path, invisible)
     config = SQLAlchemyAsyncConfig(engine_instance=engine)

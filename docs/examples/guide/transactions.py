@@ -2,7 +2,8 @@
 
 A handler writes, lists a report that runs out of time, writes again and commits: both writes are
 kept. ``create_app(url)`` serves it through SQLAlchemy (advanced-alchemy's request session) and
-``create_piccolo_app(engine)`` through Piccolo (``engine.transaction()``), on SQLite or PostgreSQL.
+``create_piccolo_app(engine)`` through Piccolo (``engine.transaction()``), on SQLite or PostgreSQL
+(and SQLAlchemy on MariaDB).
 """
 
 from typing import Any
@@ -28,9 +29,10 @@ TIMEOUT = 0.5
 """Seconds a list may take: the report below needs seconds, so it always runs out of time."""
 
 SLOW_SQL = {
-    # A deliberately slow column, the stand-in for a heavy report: two seconds on PostgreSQL, a
-    # recursive count on SQLite (stopped by the guard of ``prepare_engine``).
+    # A deliberately slow column, the stand-in for a heavy report: two seconds on PostgreSQL and
+    # MariaDB, a recursive count on SQLite (stopped by the guard of ``prepare_engine``).
     "postgresql": "(SELECT 1 FROM pg_sleep(2))",
+    "mariadb": "(SELECT SLEEP(2))",
     "sqlite": (
         "(WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 50000000) SELECT count(*) FROM c)"
     ),
@@ -47,9 +49,13 @@ class Note(Base):
     text: Mapped[str] = mapped_column(String(100))
 
 
+# The server's time limit of the session, which the list's must not outlive.
+TIMEOUT_SQL = {"postgresql": "SHOW statement_timeout", "mariadb": "SELECT @@SESSION.max_statement_time"}
+
+
 def create_app(url: str) -> Litestar:
-    """The SQLAlchemy app on ``url`` (``sqlite+aiosqlite://...`` or ``postgresql+asyncpg://...``)."""
-    dialect = "postgresql" if url.startswith("postgresql") else "sqlite"
+    """The SQLAlchemy app on ``url`` (``sqlite+aiosqlite://...``, ``postgresql+asyncpg://...``, ``mysql+asyncmy://...``)."""
+    dialect = url.split(":", maxsplit=1)[0].split("+", maxsplit=1)[0].replace("mysql", "mariadb")
     engine = create_async_engine(url)
     # SQLite has no statement timeout of its own: the guard stops this engine's statements in time.
     prepare_engine(engine, statement_timeout=TIMEOUT)
@@ -70,7 +76,7 @@ def create_app(url: str) -> Litestar:
         except UnavailableError:  # the plugin would have answered 503
             outcome = "report timed out"
         db_session.add(Note(text=outcome))
-        timeout = (await db_session.execute(text("SHOW statement_timeout"))).scalar() if dialect != "sqlite" else None
+        timeout = (await db_session.execute(text(TIMEOUT_SQL[dialect]))).scalar() if dialect != "sqlite" else None
         await db_session.commit()
         return {"outcome": outcome, "statement_timeout": timeout}
 

@@ -13,17 +13,17 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Engine, Row, Select, exc, literal_column, text
+from sqlalchemy import Dialect, Engine, Row, Select, exc, literal_column, text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession, async_sessionmaker
 from sqlalchemy.orm import Session
 from sqlalchemy.pool import QueuePool
 
 from litestar_listing.backends.base import ListContext, driver_unavailable
-from litestar_listing.backends.relational.databases import Database, database, local_settings_sql
+from litestar_listing.backends.relational.databases import MARIADB, Database, database, local_settings_sql
 from litestar_listing.backends.relational.execution import Reader
 from litestar_listing.backends.relational.replicas import LAG_QUERY
 from litestar_listing.backends.relational.totals import may_count_apart, planner_rows
-from litestar_listing.core.errors import UnavailableError
+from litestar_listing.core.errors import ConfigurationError, UnavailableError
 
 if TYPE_CHECKING:
     from litestar_listing.backends.sqlalchemy.rows import RowPlan
@@ -31,7 +31,16 @@ if TYPE_CHECKING:
 
 _SET_LOCAL = text(local_settings_sql(":names", ":values"))
 
-__all__ = ("EngineReader", "SessionReader", "Statements", "has_writes", "replica_lag", "unavailable")
+__all__ = (
+    "MARIADB_MINIMUM",
+    "EngineReader",
+    "SessionReader",
+    "Statements",
+    "dialect_database",
+    "has_writes",
+    "replica_lag",
+    "unavailable",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +81,33 @@ def unavailable(error: BaseException) -> UnavailableError | None:
     return mapped
 
 
+MARIADB_MINIMUM = (10, 10)
+"""The oldest MariaDB the backend runs on: the first with the Unicode 14 collations (``FOLD_COLLATION``)."""
+
+
+def dialect_database(dialect: Dialect) -> Database:
+    """The supported database a SQLAlchemy ``dialect`` is connected to (``relational.databases``).
+
+    SQLAlchemy's MySQL dialect serves MariaDB too; which server it is, and its version, are known once
+    the engine has connected.
+
+    Raises:
+        ConfigurationError: The dialect is no supported database's, or the server is MySQL or a MariaDB
+            older than ``MARIADB_MINIMUM`` (docs: backends, "MariaDB").
+    """
+    found = database(dialect.name, "SQLAlchemyBackend")
+    version = dialect.server_version_info
+    if found is MARIADB and version is not None:
+        if not getattr(dialect, "is_mariadb", False):
+            msg = "SQLAlchemyBackend runs on MariaDB, not on MySQL servers (docs: backends, 'MariaDB')"
+            raise ConfigurationError(msg)
+        if tuple(version[:2]) < MARIADB_MINIMUM:
+            shown = ".".join(map(str, version[:3]))
+            msg = f"SQLAlchemyBackend runs on MariaDB {'.'.join(map(str, MARIADB_MINIMUM))} or later, not {shown}"
+            raise ConfigurationError(msg)
+    return found
+
+
 def has_writes(session: AsyncSession) -> bool:
     """Whether ``session`` holds changes not yet flushed (a flush would begin a transaction)."""
     return bool(session.new or session.dirty or session.deleted)
@@ -91,7 +127,7 @@ class SessionReader(Reader[Statements]):
         self.session = session
         self.context = context
         self.apart = apart
-        self.database = database(session.get_bind().dialect.name, "SQLAlchemyBackend")
+        self.database = dialect_database(session.get_bind().dialect)
         self._execute: Callable[..., Any] = session.execute
 
     async def count_apart(
@@ -207,7 +243,7 @@ class EngineReader(Reader[Statements]):
     def __init__(self, engine: Engine, context: ListContext) -> None:
         self.engine = engine
         self.context = context
-        self.database = database(engine.dialect.name, "SQLAlchemyBackend")
+        self.database = dialect_database(engine.dialect)
 
     async def page(
         self, statements: Statements, values: Mapping[str, object], *, count_too: Callable[[int], bool]
