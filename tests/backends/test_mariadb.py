@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator, Callable
 import pytest
 from sqlalchemy import Integer, String, insert, literal_column, text
 from sqlalchemy.dialects.mysql.asyncmy import MySQLDialect_asyncmy
+from sqlalchemy.dialects.oracle.oracledb import OracleDialect_oracledb
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, create_async_engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -133,3 +134,7 @@ def test_only_mariadb_from_10_10_is_accepted() -> None:
         dialect_database(connected((8, 0, 36), mariadb=False))
     with pytest.raises(ConfigurationError, match=r"MariaDB 10\.10 or later, not 10\.6\.18"):
         dialect_database(connected((10, 6, 18), mariadb=True))
+    with pytest.raises(
+        ConfigurationError, match=r"SQLAlchemyBackend runs on mariadb, postgresql, sqlite, not 'oracle'"
+    ):
+        dialect_database(OracleDialect_oracledb())

@@ -98,7 +98,7 @@ def test_without_any_engine_the_app_does_not_start() -> None:
 
 def test_only_sqlite_and_postgresql_are_supported() -> None:
     engine: Any = SimpleNamespace(engine_type="cockroach")
-    with pytest.raises(ConfigurationError, match="cockroach"):
+    with pytest.raises(ConfigurationError, match=r"PiccoloBackend runs on postgresql, sqlite, not 'cockroach'"):
         PiccoloBackend(Tag, engine=engine).prepare()
 
 

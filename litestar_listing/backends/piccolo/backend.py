@@ -165,7 +165,7 @@ class PiccoloBackend(RelationalBackend[Engine[Any], Engine[Any], QueryCompiler, 
             ConfigurationError: No engine, or an engine type other than SQLite and PostgreSQL.
         """
         engine = self.engine_for(ListContext())
-        database(engine.engine_type, "PiccoloBackend")
+        database(engine.engine_type, "PiccoloBackend", QUERY_COMPILERS)
         prepare_engine(engine)
 
     def check_started(self, app: Any, *, routed: bool) -> None:
@@ -277,7 +277,7 @@ class PiccoloBackend(RelationalBackend[Engine[Any], Engine[Any], QueryCompiler, 
         transaction; rolling back to the savepoint makes it usable again.
         """
         transaction: Any = handle.current_transaction.get()
-        reader = TRANSACTION_READERS[database(handle.engine_type, "PiccoloBackend").name](
+        reader = TRANSACTION_READERS[database(handle.engine_type, "PiccoloBackend", QUERY_COMPILERS).name](
             handle, transaction.connection, context
         )
         savepoint = await transaction.savepoint()
@@ -345,7 +345,7 @@ class PiccoloBackend(RelationalBackend[Engine[Any], Engine[Any], QueryCompiler, 
         pooled connection and one read transaction give the page, the total and the eager loads one
         snapshot, the page and its total in one thread hop.
         """
-        if not database(handle.engine_type, "PiccoloBackend").local_reads:
+        if not database(handle.engine_type, "PiccoloBackend", QUERY_COMPILERS).local_reads:
             return None
 
         @contextlib.asynccontextmanager

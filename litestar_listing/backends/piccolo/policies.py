@@ -32,7 +32,7 @@ def table_compiler(table: type[Table], engine_type: str) -> QueryCompiler:
     Raises:
         ConfigurationError: The database is not supported.
     """
-    return QUERY_COMPILERS[database(engine_type, "PiccoloBackend").name](Tables(table), {}, None)
+    return QUERY_COMPILERS[database(engine_type, "PiccoloBackend", QUERY_COMPILERS).name](Tables(table), {}, None)
 
 
 def policy_condition(

@@ -11,7 +11,7 @@ application starts, with a message that says which are supported (docs: design, 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
@@ -268,16 +268,20 @@ DATABASES: Mapping[str, Database] = MappingProxyType(
 """The supported databases by the names the ORMs give them (SQLAlchemy's dialect name, Piccolo's engine type)."""
 
 
-def database(name: str, backend: str) -> Database:
+def database(name: str, backend: str, among: Collection[str]) -> Database:
     """The supported database an ORM calls ``name``.
 
+    Args:
+        name: The ORM's name of it (SQLAlchemy's dialect name, Piccolo's engine type).
+        backend: The backend's name, for the message.
+        among: The names (``Database.name``) of the databases ``backend`` runs on: its compilers'.
+
     Raises:
-        ConfigurationError: ``name`` is not a supported database; the message names ``backend``
-            and the supported ones.
+        ConfigurationError: ``name`` is not one of them; the message names ``backend`` and them.
     """
     found = DATABASES.get(name)
-    if found is None:
-        supported = ", ".join(sorted({known.name for known in DATABASES.values()}))
+    if found is None or found.name not in among:
+        supported = ", ".join(sorted(among))
         msg = f"{backend} runs on {supported}, not {name!r}"
         raise ConfigurationError(msg)
     return found

@@ -44,7 +44,7 @@ _MODEL_COMPILERS: dict[tuple[type[Any], str], StatementCompiler] = {}
 def _model_compiler(model: type[Any], dialect: str) -> StatementCompiler:
     compiler = _MODEL_COMPILERS.get((model, dialect))
     if compiler is None:
-        kind = STATEMENT_COMPILERS[database(dialect, "SQLAlchemyBackend").name]
+        kind = STATEMENT_COMPILERS[database(dialect, "SQLAlchemyBackend", STATEMENT_COMPILERS).name]
         compiler = _MODEL_COMPILERS[model, dialect] = kind(model, select(model), {}, custom_base=False)
     return compiler
 

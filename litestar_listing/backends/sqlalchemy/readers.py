@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session
 from sqlalchemy.pool import QueuePool
 
 from litestar_listing.backends.base import ListContext, driver_unavailable
+from litestar_listing.backends.sqlalchemy.compiler import STATEMENT_COMPILERS
 from litestar_listing.backends.relational.databases import MARIADB, Database, database, local_settings_sql
 from litestar_listing.backends.relational.execution import Reader
 from litestar_listing.backends.relational.replicas import LAG_QUERY
@@ -95,7 +96,7 @@ def dialect_database(dialect: Dialect) -> Database:
         ConfigurationError: The dialect is no supported database's, or the server is MySQL or a MariaDB
             older than ``MARIADB_MINIMUM`` (docs: backends, "MariaDB").
     """
-    found = database(dialect.name, "SQLAlchemyBackend")
+    found = database(dialect.name, "SQLAlchemyBackend", STATEMENT_COMPILERS)
     version = dialect.server_version_info
     if found is MARIADB and version is not None:
         if not getattr(dialect, "is_mariadb", False):
