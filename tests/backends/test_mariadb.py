@@ -137,4 +137,4 @@ def test_only_mariadb_from_10_10_is_accepted() -> None:
     with pytest.raises(
         ConfigurationError, match=r"SQLAlchemyBackend runs on mariadb, postgresql, sqlite, not 'oracle'"
     ):
-        dialect_database(OracleDialect_oracledb())
+        dialect_database(OracleDialect_oracledb())  # type: ignore[no-untyped-call]

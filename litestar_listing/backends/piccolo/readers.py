@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 from piccolo.engine.sqlite import dict_factory
 
-from litestar_listing.backends.relational.compiler import KEY_LABEL
 from litestar_listing.backends.piccolo.compiler import QUERY_COMPILERS
+from litestar_listing.backends.relational.compiler import KEY_LABEL
 from litestar_listing.backends.relational.databases import database, local_settings_sql
 from litestar_listing.backends.relational.execution import Reader
 from litestar_listing.backends.relational.replicas import LAG_QUERY

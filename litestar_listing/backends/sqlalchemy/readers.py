@@ -19,11 +19,11 @@ from sqlalchemy.orm import Session
 from sqlalchemy.pool import QueuePool
 
 from litestar_listing.backends.base import ListContext, driver_unavailable
-from litestar_listing.backends.sqlalchemy.compiler import STATEMENT_COMPILERS
 from litestar_listing.backends.relational.databases import MARIADB, Database, database, local_settings_sql
 from litestar_listing.backends.relational.execution import Reader
 from litestar_listing.backends.relational.replicas import LAG_QUERY
 from litestar_listing.backends.relational.totals import may_count_apart, planner_rows
+from litestar_listing.backends.sqlalchemy.compiler import STATEMENT_COMPILERS
 from litestar_listing.core.errors import ConfigurationError, UnavailableError
 
 if TYPE_CHECKING:
