@@ -23,6 +23,7 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from litestar_listing import ConfigurationError, ListContext, Resource, UnavailableError
 from litestar_listing.backends.relational.databases import MARIADB
 from litestar_listing.backends.sqlalchemy import SQLAlchemyBackend
+from litestar_listing.backends.sqlalchemy.compiler import FOLD_COLLATION
 from litestar_listing.backends.sqlalchemy.readers import dialect_database
 from litestar_listing.core.text import fold_case
 from litestar_listing.plugin.prepared import prepare
@@ -102,6 +103,23 @@ async def test_case_insensitive_means_the_simple_lowercase_mapping(engine: Async
     assert await listed(engine, ("text__ilike", value)) == ids(lambda text: folded in fold_case(text))
     assert await listed(engine, ("search", value)) == ids(lambda text: folded in fold_case(text))
     assert await listed(engine, ("text__istartswith", value)) == ids(lambda text: fold_case(text).startswith(folded))
+
+
+async def test_the_fold_collation_lowercases_every_character_as_python(engine: AsyncEngine) -> None:
+    """``FOLD_COLLATION``'s ``LOWER()`` is ``fold_case`` on every code point ``fold_case`` maps (below U+1F000).
+
+    Python 3.11 and later know Unicode 14 or 15, whose simple lowercase mappings are the same there.
+    """
+    characters = [chr(code) for code in range(0x20, 0x1F000) if not 0xD800 <= code < 0xE000]
+    lowered = text(f"SELECT LOWER(CONVERT(:text USING utf8mb4) COLLATE {FOLD_COLLATION})")
+    differ: list[str] = []
+    async with engine.connect() as connection:
+        for start in range(0, len(characters), 8000):
+            chunk = characters[start : start + 8000]
+            got = (await connection.execute(lowered, {"text": "".join(chunk)})).scalar_one()
+            assert len(got) == len(chunk)
+            differ += [f"U+{ord(char):04X}" for char, low in zip(chunk, got, strict=True) if low != fold_case(char)]
+    assert differ == []
 
 
 async def test_a_list_out_of_time_puts_the_session_limit_back(engine: AsyncEngine) -> None:
