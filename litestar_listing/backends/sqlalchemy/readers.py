@@ -100,7 +100,7 @@ def dialect_database(dialect: Dialect) -> Database:
     version = dialect.server_version_info
     if found is MARIADB and version is not None:
         if not getattr(dialect, "is_mariadb", False):
-            msg = "SQLAlchemyBackend runs on MariaDB, not on MySQL servers (docs: backends, 'MariaDB')"
+            msg = "SQLAlchemyBackend runs on MariaDB, not on MySQL servers (see the backends guide, MariaDB)"
             raise ConfigurationError(msg)
         if tuple(version[:2]) < MARIADB_MINIMUM:
             shown = ".".join(map(str, version[:3]))
