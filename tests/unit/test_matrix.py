@@ -101,6 +101,7 @@ def test_sessions_of_one_server_are_marked_so_ci_never_overlaps_them() -> None:
         "piccolo:sqlite": "",
         "sqlalchemy:postgresql": "postgresql",
         "piccolo:postgresql": "postgresql",
+        "sqlalchemy:mariadb": "mariadb",
         "sqlalchemy:pgbouncer": "nodes",
         "piccolo:pgbouncer": "nodes",
         "sqlalchemy:standby": "nodes",
