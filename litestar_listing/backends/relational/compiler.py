@@ -134,8 +134,7 @@ class RelationalCompiler(ABC, Generic[Expression, Statement]):
             # A deferred join: the skipped rows are walked for their keys alone (an index-only scan
             # where an index covers the order), and only the page's rows are read whole.
             page_keys = self.keys_statement(source, condition, order, window.count, skipped)
-            chosen = self.among_keys(page_keys)
-            return self.page_statement(source, chosen, order, selected, labelled, window.count, None), total
+            return self.deferred_page(source, page_keys, order, selected, labelled, window.count), total
         page = self.page_statement(source, condition, order, selected, labelled, window.count, skipped)
         return page, total
 
@@ -473,6 +472,22 @@ class RelationalCompiler(ABC, Generic[Expression, Statement]):
 
     def op_contains(self, column: Any, value: Any) -> Expression:  # noqa: D102
         return self._compare("eq", column, value)  # ``column`` is one element of the list (``json_any``)
+
+    def deferred_page(
+        self,
+        source: Any,
+        keys: Statement,
+        order: Sequence[Expression],
+        selected: Sequence[Any],
+        labelled: Sequence[tuple[str, Expression]],
+        limit: int,
+    ) -> Statement:
+        """The page of a deferred join: the rows whose primary keys ``keys`` reads, ordered.
+
+        ``<primary key> IN (<keys>)`` (``among_keys``), unless the database is better served otherwise
+        (a dialect overrides it).
+        """
+        return self.page_statement(source, self.among_keys(keys), order, selected, labelled, limit, None)
 
     def sortable(self, value: Expression) -> Expression:
         """The value a field is ordered by, as the query language orders its type (docs: design, "Ordering").

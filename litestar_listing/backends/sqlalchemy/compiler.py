@@ -168,6 +168,15 @@ class StatementCompiler(RelationalCompiler[ColumnElement[Any], Select[Any]]):
         page = self._where(source.apply(self.base), condition)
         if offset is not None:
             page = page.offset(self._rows(offset))
+        return self._page(page, order, labelled, limit)
+
+    @staticmethod
+    def _page(
+        page: Select[Any],
+        order: Sequence[ColumnElement[Any]],
+        labelled: Sequence[tuple[str, ColumnElement[Any]]],
+        limit: int,
+    ) -> Select[Any]:
         if labelled:
             page = page.add_columns(*(value.label(label) for label, value in labelled))
         return page.order_by(*order).limit(limit)
@@ -338,8 +347,8 @@ class MariaDBStatementCompiler(StatementCompiler):
     column's own comparison where that lets an index find the candidates (any collation's equal
     values include the identical ones). The case-insensitive ones lowercase in ``FOLD_COLLATION``,
     then match exactly. ``NULLS LAST`` is not MariaDB's syntax: an ascending nullable term sorts on
-    ``value IS NULL`` first (descending, MariaDB puts NULLs last itself). A ``LIMIT`` is not allowed
-    in an ``IN`` subquery: the deferred join's keys are read through a derived table.
+    ``value IS NULL`` first (descending, MariaDB puts NULLs last itself). The deferred join joins its
+    page's keys as a derived table (``deferred_page``).
     """
 
     dialect = "mariadb"
@@ -398,9 +407,21 @@ class MariaDBStatementCompiler(StatementCompiler):
         # Two ORDER BY terms, which ``order_by`` takes as one.
         return cast_type("ColumnElement[Any]", ClauseList(value.is_(None), value.asc()))
 
-    def among_keys(self, keys: Select[Any]) -> ColumnElement[Any]:  # noqa: D102
+    def deferred_page(  # noqa: D102
+        self,
+        source: _Source,
+        keys: Select[Any],
+        order: Sequence[ColumnElement[Any]],
+        selected: Sequence[Any],
+        labelled: Sequence[tuple[str, ColumnElement[Any]]],
+        limit: int,
+    ) -> Select[Any]:
+        # Joined, not ``IN``: MariaDB takes the derived table for as many rows as the keys skip and
+        # walks the whole order's index, testing each row against the keys (3.9 s for a page of 10 a
+        # million rows deep, 0.2 s joined); nor may an ``IN`` subquery hold a ``LIMIT``.
         derived = keys.subquery("listing_keys")
-        return super().among_keys(select(*derived.c))
+        on = and_(*(key == column for key, column in zip(self._primary_key(), derived.c, strict=True)))
+        return self._page(source.apply(self.base).join(derived, on), order, labelled, limit)
 
 
 STATEMENT_COMPILERS: Mapping[str, type[StatementCompiler]] = MappingProxyType(
