@@ -130,7 +130,7 @@ class RelationalCompiler(ABC, Generic[Expression, Statement]):
             after = self.keyset(query, values)
             condition = after if condition is None else self.all_of([condition, after])
             return self.page_statement(source, condition, order, selected, labelled, window.count, None), total
-        if window.offset >= DEFERRED_OFFSET:
+        if self.defers(query):
             # A deferred join: the skipped rows are walked for their keys alone (an index-only scan
             # where an index covers the order), and only the page's rows are read whole.
             page_keys = self.keys_statement(source, condition, order, window.count, skipped)
@@ -472,6 +472,14 @@ class RelationalCompiler(ABC, Generic[Expression, Statement]):
 
     def op_contains(self, column: Any, value: Any) -> Expression:  # noqa: D102
         return self._compare("eq", column, value)  # ``column`` is one element of the list (``json_any``)
+
+    def defers(self, query: ListQuery) -> bool:
+        """Whether ``query``'s page is fetched by a deferred join (keys first, then the page's rows).
+
+        From ``DEFERRED_OFFSET`` skipped rows on, where the rows skipped would otherwise be read
+        whole; a dialect may defer other pages too. Never a keyset page, which skips nothing.
+        """
+        return query.window.offset >= DEFERRED_OFFSET
 
     def deferred_page(
         self,

@@ -50,6 +50,7 @@ from litestar_listing.backends.relational.databases import DATABASES, PLACEHOLDE
 from litestar_listing.backends.relational.shapes import Slot
 from litestar_listing.backends.sqlalchemy.introspection import attribute_key, model_graph
 from litestar_listing.core.fields import ValueType
+from litestar_listing.core.query import ListQuery
 from litestar_listing.core.text import LIKE_ESCAPE, LikePattern, fold_case
 
 __all__ = ("STATEMENT_COMPILERS", "MariaDBStatementCompiler", "SQLiteStatementCompiler", "StatementCompiler")
@@ -406,6 +407,14 @@ class MariaDBStatementCompiler(StatementCompiler):
             return value.desc() if descending else value.asc()  # type: ignore[no-any-return]
         # Two ORDER BY terms, which ``order_by`` takes as one.
         return cast_type("ColumnElement[Any]", ClauseList(value.is_(None), value.asc()))
+
+    def defers(self, query: ListQuery) -> bool:
+        """``StatementCompiler.defers``, and every page ordered through a relation.
+
+        MariaDB sorts joined rows whole, in a temporary table: the first page of the demo's flights
+        ordered by ``-plane__year`` took 1.8 s, its last page (a deferred join, which sorts keys) 0.24 s.
+        """
+        return super().defers(query) or any(term.path.relations for term in query.order)
 
     def deferred_page(  # noqa: D102
         self,
