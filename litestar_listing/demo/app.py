@@ -284,12 +284,16 @@ def piccolo_engine(database_url: str) -> Engine[Any]:
         built: a ``PostgresEngine`` opens one short-lived connection here.
 
     Raises:
-        ValueError: The URL is neither SQLite with a file path nor PostgreSQL.
+        ValueError: The URL is neither SQLite with a file path nor PostgreSQL (Piccolo has no MySQL
+            engine: a MySQL/MariaDB URL is refused too).
     """
     url = make_url(sqlalchemy_url(database_url))
     if url.get_backend_name() == "sqlite":
         assert url.database is not None  # noqa: S101 - sqlalchemy_url refuses SQLite URLs without a path
         return SQLiteEngine(path=url.database)
+    if url.get_backend_name() != "postgresql":
+        msg = f"Piccolo has no MySQL engine: the piccolo backend needs a SQLite or PostgreSQL URL, not {database_url!r}"
+        raise ValueError(msg)
     dsn = url.set(drivername="postgresql").render_as_string(hide_password=False)
     return PostgresEngine(config={"dsn": dsn}, extensions=())
 
@@ -520,7 +524,9 @@ def demo_backends(database_url: str, backend: str, replicas: Sequence[str] = ())
         msg = f"unknown demo backend {backend!r}; choose one of {', '.join(BACKENDS)}"
         raise ValueError(msg)
     if mongo_data.is_mongodb_url(database_url) != (backend == "beanie"):
-        needed = "a mongodb:// URL" if backend == "beanie" else "a SQLite or PostgreSQL URL"
+        needed = {"beanie": "a mongodb:// URL", "sqlalchemy": "a SQLite, PostgreSQL or MariaDB URL"}.get(
+            backend, "a SQLite or PostgreSQL URL"
+        )
         msg = f"the {backend} backend needs {needed}, not {database_url!r}"
         raise ValueError(msg)
     if replicas and backend == "beanie":
@@ -731,10 +737,11 @@ def create_app(
 
     Args:
         database_url: For ``sqlalchemy`` and ``piccolo``, a SQLAlchemy async URL
-            (``sqlite+aiosqlite:///...`` or ``postgresql+asyncpg://...``), loaded by
-            ``litestar_listing.demo.data.load``; the Piccolo backend reads the same database (see
-            ``piccolo_engine``). For ``beanie``, ``mongodb://host[:port][/database]``: the
-            application loads the data at start-up unless ``mongo_data.load_documents`` did.
+            (``sqlite+aiosqlite:///...``, ``postgresql+asyncpg://...``, or for ``sqlalchemy`` only
+            ``mysql+asyncmy://...``), loaded by ``litestar_listing.demo.data.load``; the Piccolo
+            backend reads the same database (see ``piccolo_engine``). For ``beanie``,
+            ``mongodb://host[:port][/database]``: the application loads the data at start-up unless
+            ``mongo_data.load_documents`` did.
         backend: The storage library serving the resources, one of ``BACKENDS``.
         replicas: URLs of PostgreSQL hot standbys of ``database_url`` (relational backends): lists
             read them unless they lag or are down (docs: scaling, "Read replicas").

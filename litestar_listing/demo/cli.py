@@ -28,6 +28,7 @@ BACKENDS = ("sqlalchemy", "piccolo", "beanie")
 """The ``--backend`` choices: ``litestar_listing.demo.app.BACKENDS``, named here without importing the app."""
 
 _MONGODB_SCHEMES = ("mongodb", "mongodb+srv")  # mongo_data.is_mongodb_url, without importing pymongo
+_MARIADB_SCHEMES = ("mysql", "mysql+asyncmy", "mariadb", "mariadb+asyncmy")  # as data.sqlalchemy_url takes them
 _NEARBY_PORTS = 10
 """How many ports above a busy ``--port`` are tried for the suggestion of a free one."""
 
@@ -45,14 +46,15 @@ def listing() -> None:
     show_default=True,
     help=(
         "The library serving the listings; sqlalchemy and piccolo read the SQL database the data is loaded into "
-        "through SQLAlchemy, beanie reads MongoDB and needs --database mongodb://..."
+        "through SQLAlchemy (MySQL/MariaDB: sqlalchemy only), beanie reads MongoDB and needs --database mongodb://..."
     ),
 )
 @click.option(
     "--database",
     metavar="URL",
     help=(
-        "postgresql://user:pass@host:port/db or sqlite:///path (default: a cached SQLite file); "
+        "postgresql://user:pass@host:port/db, mysql://user:pass@host:port/db (MariaDB; also mariadb://) or "
+        "sqlite:///path (default: a cached SQLite file); "
         "for --backend beanie: mongodb://host:port/db (database nycflights13 when the URL names none)."
     ),
 )
@@ -111,6 +113,12 @@ def demo(
         raise click.UsageError(msg)
     if not beanie and _is_mongodb(database):
         msg = "a mongodb:// --database is served by --backend beanie only"
+        raise click.UsageError(msg)
+    if backend == "piccolo" and _is_mariadb(database):
+        msg = (
+            "--backend piccolo cannot serve a MySQL/MariaDB --database: Piccolo has no MySQL engine; "
+            "use --backend sqlalchemy"
+        )
         raise click.UsageError(msg)
     if replicas and (beanie or not (database or "").startswith("postgresql")):
         msg = "--replica needs a postgresql:// --database and --backend sqlalchemy or piccolo"
@@ -223,6 +231,10 @@ def _unusable(host: str, port: int, workers: int, error: OSError) -> str:
 
 def _is_mongodb(url: str | None) -> bool:
     return url is not None and urlsplit(url).scheme in _MONGODB_SCHEMES
+
+
+def _is_mariadb(url: str | None) -> bool:
+    return url is not None and urlsplit(url).scheme in _MARIADB_SCHEMES
 
 
 def _serve(

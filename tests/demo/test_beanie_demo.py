@@ -587,8 +587,10 @@ def test_create_app_on_mongodb_serves_every_resource_on_beanie() -> None:
     ("url", "backend", "message"),
     [
         ("sqlite+aiosqlite:///demo.sqlite", "beanie", "the beanie backend needs a mongodb:// URL"),
-        ("mongodb://localhost/demo", "sqlalchemy", "the sqlalchemy backend needs a SQLite or PostgreSQL URL"),
+        ("mongodb://localhost/demo", "sqlalchemy", "the sqlalchemy backend needs a SQLite, PostgreSQL or MariaDB URL"),
         ("mongodb://localhost/demo", "piccolo", "the piccolo backend needs a SQLite or PostgreSQL URL"),
+        # Piccolo has no MySQL engine: refused before any connection.
+        ("mysql+asyncmy://root@db.invalid/demo", "piccolo", "Piccolo has no MySQL engine"),
     ],
 )
 def test_create_app_refuses_a_url_of_the_other_kind(url: str, backend: str, message: str) -> None:

