@@ -152,7 +152,9 @@ def bench(session: nox.Session) -> None:
 
     Builds nycflights13 and 1M/10M-row copies of its shape (cached: PostgreSQL bench_* databases,
     .bench-cache/), writes docs/bench/results.json and docs/benchmarks.md. ``-- --quick``: nycflights13
-    only, a few minutes, into a temporary folder. Needs wrk (Debian: apt-get install -y wrk).
+    only, a few minutes, into a temporary folder. ``-- --database mariadb --size flights --size 1m
+    --merge``: MariaDB (not in the default set) on those sizes, the other databases' figures kept.
+    Needs wrk (Debian: apt-get install -y wrk).
     """
     import shutil
 
