@@ -176,7 +176,7 @@ class StatementCompiler(RelationalCompiler[ColumnElement[Any], Select[Any]]):
         page: Select[Any],
         order: Sequence[ColumnElement[Any]],
         labelled: Sequence[tuple[str, ColumnElement[Any]]],
-        limit: int,
+        limit: int | None,
     ) -> Select[Any]:
         if labelled:
             page = page.add_columns(*(value.label(label) for label, value in labelled))
@@ -427,10 +427,12 @@ class MariaDBStatementCompiler(StatementCompiler):
     ) -> Select[Any]:
         # Joined, not ``IN``: MariaDB takes the derived table for as many rows as the keys skip and
         # walks the whole order's index, testing each row against the keys (3.9 s for a page of 10 a
-        # million rows deep, 0.2 s joined); nor may an ``IN`` subquery hold a ``LIMIT``.
+        # million rows deep, 0.2 s joined); nor may an ``IN`` subquery hold a ``LIMIT``. And no
+        # ``LIMIT`` outside (the keys hold the page's rows alone): with one, MariaDB walks the order's
+        # index again once the keys lie past the end (4.4 s for an empty page, 0.2 s without).
         derived = keys.subquery("listing_keys")
         on = and_(*(key == column for key, column in zip(self._primary_key(), derived.c, strict=True)))
-        return self._page(source.apply(self.base).join(derived, on), order, labelled, limit)
+        return self._page(source.apply(self.base).join(derived, on), order, labelled, None)
 
 
 STATEMENT_COMPILERS: Mapping[str, type[StatementCompiler]] = MappingProxyType(
