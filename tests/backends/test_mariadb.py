@@ -137,6 +137,20 @@ async def test_a_list_out_of_time_puts_the_session_limit_back(engine: AsyncEngin
     assert float(after) == float(before) == 0
 
 
+async def test_a_count_beside_the_page_puts_its_connection_limit_back(engine: AsyncEngine) -> None:
+    backend = SQLAlchemyBackend(Word)
+    resource = Resource("words", backend)
+    query = prepare(resource).parser.parse([("count", "5")], [])  # a full page: the total is counted
+    limits = "SELECT @@SESSION.max_statement_time"
+    async with AsyncSession(engine) as session:
+        page = await backend.fetch(query, ListContext(session=session, deadline=time.monotonic() + 30))
+    assert page.total == len(WORDS)
+    async with engine.connect() as first, engine.connect() as second:  # the page's and the count's
+        assert engine.pool.checkedout() == 2  # type: ignore[attr-defined]
+        values = [(await connection.execute(text(limits))).scalar_one() for connection in (first, second)]
+    assert [float(value) for value in values] == [0, 0]
+
+
 def connected(version: tuple[int, ...], *, mariadb: bool) -> MySQLDialect_asyncmy:
     """SQLAlchemy's MySQL dialect as it is once connected to a server of ``version``."""
     dialect = MySQLDialect_asyncmy()

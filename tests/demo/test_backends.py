@@ -196,15 +196,14 @@ def test_sqlalchemy_connections_close_with_the_app(database: str, tmp_path_facto
         engine = backend.config.get_engine()
         with TestClient(demo_app(resources(backends), [backends])) as client:
             assert listing(client, "/api/v1/airlines/?count=1")["pagination"]["total"] == 16
-            # The start-up's connection; on PostgreSQL the count's beside the page's, on SQLite the
-            # list's on the read engine.
+            # The start-up's connection; on PostgreSQL and MariaDB the count's beside the page's, on
+            # SQLite the list's on the read engine.
             pools = [engine.pool]
             reads = read_engine(engine.sync_engine)
             if reads is not None:
                 pools.append(reads.pool)
             assert all(isinstance(pool, QueuePool) for pool in pools)
-            # MariaDB counts on the page's connection, the start-up's (docs: backends, "MariaDB").
-            checked_in = {"sqlite": [1, 1], "postgresql": [2], "mariadb": [1]}[database]
+            checked_in = {"sqlite": [1, 1], "postgresql": [2], "mariadb": [2]}[database]
             assert [pool.checkedin() for pool in pools] == checked_in  # type: ignore[attr-defined]
             # Ten pooled connections on PostgreSQL (docs: backends, "Totals on PostgreSQL"), SQLAlchemy's five
             # elsewhere.

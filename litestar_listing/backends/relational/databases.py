@@ -43,9 +43,10 @@ class Database:
         name: Its name in this project (``"sqlite"``, ``"postgresql"``): the compilers' dialect.
         estimates: The planner estimates the rows of a statement without running it (``EXPLAIN``),
             so a list may answer with an estimated total (docs: design, "Estimated totals").
-        counts_apart: Each statement sees a snapshot of its own (READ COMMITTED), so a list that
-            holds nothing may count on a second pooled connection beside its page and see what its
-            own connection would have seen.
+        counts_apart: A list that holds nothing may count on a second pooled connection beside its
+            page and see what its own connection would have seen: each statement sees a snapshot of
+            its own (PostgreSQL's READ COMMITTED), or a transaction from its first read (MariaDB's
+            REPEATABLE READ), so a count begun with the page reads the data of the same moment.
         timeout_setting: The setting by which the server stops a statement past its time limit
             itself (PostgreSQL's ``statement_timeout``, SQLSTATE 57014; MariaDB's
             ``max_statement_time``, error 1969); None: the ``StatementGuard`` of each connection
@@ -237,7 +238,7 @@ _MARIADB_FOUND = "JSON_EXTRACT({0}, {path})"
 MARIADB = Database(
     "mariadb",
     estimates=False,
-    counts_apart=False,
+    counts_apart=True,
     replicas=False,
     local_reads=False,
     timeout_setting="max_statement_time",

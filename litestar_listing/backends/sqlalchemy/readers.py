@@ -150,10 +150,8 @@ class SessionReader(Reader[Statements]):
 
         async def count() -> int:
             try:
-                limit = _limit(context, self.database)
-                if limit is not None:
-                    await _configure(connection, self.database, limit)
-                return int((await connection.execute(statements.total, values)).scalar_one())
+                async with _set(connection, self.database, _limit(context, self.database) or {}, closing=True):
+                    return int((await connection.execute(statements.total, values)).scalar_one())
             finally:
                 await connection.close()
 
@@ -177,17 +175,8 @@ class SessionReader(Reader[Statements]):
         if not settings:
             yield None
             return
-        connection = await self.session.connection()
-        previous = await _configure(connection, database, settings)
-        if database.local_settings:
+        async with _set(await self.session.connection(), database, settings):
             yield None
-            await _configure(connection, database, previous)
-            return
-        try:
-            yield None
-        finally:
-            if not connection.invalidated:
-                await _configure(connection, database, previous)
 
     async def page(
         self, statements: Statements, values: Mapping[str, object], *, count_too: Callable[[int], bool]
@@ -288,6 +277,33 @@ def _load_apart(session: Session, statement: Select[Any], values: Mapping[str, o
     """
     with Session(bind=session.connection(), join_transaction_mode="rollback_only") as own:
         return list(own.execute(statement, values).unique().all())
+
+
+@asynccontextmanager
+async def _set(
+    connection: AsyncConnection, database: Database, settings: Mapping[str, str], *, closing: bool = False
+) -> AsyncIterator[None]:
+    """``settings`` on ``connection`` for the block, then their values before.
+
+    Where settings end with the transaction (``Database.local_settings``), a block that fails leaves
+    the reset to the rollback, and a connection ``closing`` after the block (its transaction rolled
+    back) needs none; elsewhere they are put back whether the block failed or not, unless the
+    connection broke.
+    """
+    if not settings:
+        yield
+        return
+    previous = await _configure(connection, database, settings)
+    if database.local_settings:
+        yield
+        if not closing:
+            await _configure(connection, database, previous)
+        return
+    try:
+        yield
+    finally:
+        if not connection.invalidated:
+            await _configure(connection, database, previous)
 
 
 async def _configure(connection: AsyncConnection, database: Database, settings: Mapping[str, str]) -> dict[str, str]:
