@@ -169,13 +169,14 @@ class SessionReader(Reader[Statements]):
         transaction or its SAVEPOINT); elsewhere they are reset whether it failed or not.
         """
         database = self.database
+        if not (database.server_timeout or database.parallel_setting):
+            yield None
+            return
+        connection = await self.session.connection()
         settings = _limit(self.context, database) or {}
         if database.parallel_setting and not self.context.parallel:
             settings[database.parallel_setting] = "0"
-        if not settings:
-            yield None
-            return
-        async with _set(await self.session.connection(), database, settings):
+        async with _set(connection, database, settings):
             yield None
 
     async def page(
