@@ -21,6 +21,7 @@ from litestar_listing.backends.piccolo.compiler import (
     Compiled,
     Dialect,
     QueryCompiler,
+    engine_database,
     render_condition,
 )
 from litestar_listing.backends.piccolo.introspection import Tables, field_info
@@ -35,7 +36,7 @@ from litestar_listing.backends.piccolo.readers import (
     replica_lag,
 )
 from litestar_listing.backends.piccolo.sqlite import prepare_engine, read_pool
-from litestar_listing.backends.relational.databases import Database, database
+from litestar_listing.backends.relational.databases import Database
 from litestar_listing.backends.relational.execution import Held, Reader, RelationalBackend, RunList
 from litestar_listing.backends.relational.replicas import Replica, ReplicaSet
 from litestar_listing.backends.relational.shapes import OFFSET, Slot
@@ -165,7 +166,7 @@ class PiccoloBackend(RelationalBackend[Engine[Any], Engine[Any], QueryCompiler, 
             ConfigurationError: No engine, or an engine type other than SQLite and PostgreSQL.
         """
         engine = self.engine_for(ListContext())
-        database(engine.engine_type, "PiccoloBackend", QUERY_COMPILERS)
+        engine_database(engine.engine_type)
         prepare_engine(engine)
 
     def check_started(self, app: Any, *, routed: bool) -> None:
@@ -277,9 +278,7 @@ class PiccoloBackend(RelationalBackend[Engine[Any], Engine[Any], QueryCompiler, 
         transaction; rolling back to the savepoint makes it usable again.
         """
         transaction: Any = handle.current_transaction.get()
-        reader = TRANSACTION_READERS[database(handle.engine_type, "PiccoloBackend", QUERY_COMPILERS).name](
-            handle, transaction.connection, context
-        )
+        reader = TRANSACTION_READERS[engine_database(handle.engine_type).name](handle, transaction.connection, context)
         savepoint = await transaction.savepoint()
         try:
             page = await run(reader)
@@ -345,7 +344,7 @@ class PiccoloBackend(RelationalBackend[Engine[Any], Engine[Any], QueryCompiler, 
         pooled connection and one read transaction give the page, the total and the eager loads one
         snapshot, the page and its total in one thread hop.
         """
-        if not database(handle.engine_type, "PiccoloBackend", QUERY_COMPILERS).local_reads:
+        if not engine_database(handle.engine_type).local_reads:
             return None
 
         @contextlib.asynccontextmanager

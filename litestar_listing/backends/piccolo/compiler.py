@@ -27,7 +27,7 @@ from piccolo.table import Table
 from litestar_listing.backends._sqlite import FOLD_FUNCTION, is_ascii_sql
 from litestar_listing.backends.piccolo.introspection import Relation, Tables
 from litestar_listing.backends.relational.compiler import Continue, RelationalCompiler
-from litestar_listing.backends.relational.databases import DATABASES, PLACEHOLDER, Database
+from litestar_listing.backends.relational.databases import DATABASES, PLACEHOLDER, Database, database
 from litestar_listing.backends.relational.shapes import Slot
 from litestar_listing.core.fields import ValueType
 from litestar_listing.core.query import ListQuery
@@ -41,6 +41,7 @@ __all__ = (
     "QueryCompiler",
     "SQLiteQueryCompiler",
     "TableAlias",
+    "engine_database",
     "opaque",
     "render_condition",
     "select_statement",
@@ -394,3 +395,12 @@ QUERY_COMPILERS: Mapping[str, type[QueryCompiler]] = MappingProxyType(
     {"sqlite": SQLiteQueryCompiler, "postgresql": QueryCompiler}
 )
 """The query compiler of each supported database, by its name (``relational.databases``)."""
+
+
+def engine_database(engine_type: str) -> Database:
+    """The supported database of a Piccolo engine type (``relational.databases``), one of ``QUERY_COMPILERS``.
+
+    Raises:
+        ConfigurationError: Piccolo's ``engine_type`` is no database this backend runs on.
+    """
+    return database(engine_type, "PiccoloBackend", QUERY_COMPILERS)

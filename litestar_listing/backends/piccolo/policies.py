@@ -9,10 +9,9 @@ from typing import TYPE_CHECKING
 
 from piccolo.querystring import QueryString
 
-from litestar_listing.backends.piccolo.compiler import QUERY_COMPILERS, QueryCompiler, TableAlias
+from litestar_listing.backends.piccolo.compiler import QUERY_COMPILERS, QueryCompiler, TableAlias, engine_database
 from litestar_listing.backends.piccolo.introspection import Tables
 from litestar_listing.backends.relational.compiler import with_followed
-from litestar_listing.backends.relational.databases import database
 from litestar_listing.core.errors import ConfigurationError
 from litestar_listing.core.query import Policy
 
@@ -32,7 +31,7 @@ def table_compiler(table: type[Table], engine_type: str) -> QueryCompiler:
     Raises:
         ConfigurationError: The database is not supported.
     """
-    return QUERY_COMPILERS[database(engine_type, "PiccoloBackend", QUERY_COMPILERS).name](Tables(table), {}, None)
+    return QUERY_COMPILERS[engine_database(engine_type).name](Tables(table), {}, None)
 
 
 def policy_condition(

@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 from piccolo.engine.sqlite import dict_factory
 
-from litestar_listing.backends.piccolo.compiler import QUERY_COMPILERS
+from litestar_listing.backends.piccolo.compiler import engine_database
 from litestar_listing.backends.relational.compiler import KEY_LABEL
-from litestar_listing.backends.relational.databases import database, local_settings_sql
+from litestar_listing.backends.relational.databases import local_settings_sql
 from litestar_listing.backends.relational.execution import Reader
 from litestar_listing.backends.relational.replicas import LAG_QUERY
 from litestar_listing.backends.relational.totals import may_count_apart, planner_rows
@@ -69,7 +69,7 @@ class PiccoloReader(Reader[Statements]):
     def __init__(self, engine: Engine[Any], context: ListContext) -> None:
         self.engine = engine
         self.context = context
-        self.database = database(engine.engine_type, "PiccoloBackend", QUERY_COMPILERS)
+        self.database = engine_database(engine.engine_type)
 
     @abstractmethod
     async def fetch(self, compiled: tuple[str, list[Any]]) -> list[dict[str, Any]]:
