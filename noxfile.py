@@ -201,11 +201,13 @@ def sqlmap(session: nox.Session) -> None:
 
 
 # Python versions and dependency floors. ``tests`` runs the full backend x database matrix on the
-# interpreter that runs nox (3.11 in CI: .ci/run makes its venv with python3.11); these sessions run
-# the targets that need no database server on the other Pythons, and on the lowest versions
-# pyproject.toml allows.
-OTHER_PYTHONS = ("3.10", "3.12", "3.13")
+# interpreter that runs nox (3.11 in CI: .ci/run makes its venv with python3.11). ``floors`` runs the
+# targets that need no database server on Python 3.10, the oldest supported, with the lowest versions
+# pyproject.toml allows; ``pythons`` runs the memory target and one SQLite backend, in turn, on each newer
+# Python. So every serverless target runs on three Pythons, the memory target on all four.
 SERVERLESS_TARGETS = ("memory", "sqlalchemy-sqlite", "piccolo-sqlite")
+OTHER_PYTHONS = {"3.12": ("memory", "sqlalchemy-sqlite"), "3.13": ("memory", "piccolo-sqlite")}
+"""The Pythons of the ``pythons`` sessions, each with the targets of tests/matrix.py it runs."""
 
 
 def _pyenv_root() -> Path:
@@ -241,8 +243,8 @@ def _interpreter(version: str) -> str:
     return str(installed[-1]) if installed else f"/python{version}-not-found-on-PATH-or-in-pyenv"
 
 
-def _serverless_tests(session: nox.Session) -> None:
-    """Run the ``tests`` sessions of SERVERLESS_TARGETS inside ``session``'s virtualenv, one after another.
+def _serverless_tests(session: nox.Session, targets: tuple[str, ...]) -> None:
+    """Run the ``tests`` sessions of ``targets`` (among SERVERLESS_TARGETS) in ``session``'s virtualenv, in turn.
 
     Without tests/differential (4,000 generated queries per database, most of Piccolo-SQLite's time): it
     compares the backends with each other, which the ``tests`` sessions do; the conformance table, the
@@ -255,20 +257,23 @@ def _serverless_tests(session: nox.Session) -> None:
     # The property tests of tests/hostile with 50 examples rather than 200 (tests/hostile/strategies.py).
     session.env.setdefault("LISTING_HYPOTHESIS_PROFILE", os.environ.get("LISTING_HYPOTHESIS_PROFILE") or "versions")
     for param in MATRIX:
-        if param.id in SERVERLESS_TARGETS:
+        if param.id in targets:
             session.log(f"tests({param.id})")
             tests(session, *param.args)
 
 
 @nox.session(default=False, download_python="never")
-@nox.parametrize("python", [nox.param(_interpreter(version), id=version) for version in OTHER_PYTHONS])
-def pythons(session: nox.Session) -> None:
-    """The memory, SQLAlchemy-SQLite and Piccolo-SQLite tests on Python 3.10, 3.12 or 3.13 (``-s "pythons(3.10)"``).
+@nox.parametrize(
+    ("python", "targets"),
+    [nox.param(_interpreter(version), targets, id=version) for version, targets in OTHER_PYTHONS.items()],
+)
+def pythons(session: nox.Session, targets: tuple[str, ...]) -> None:
+    """The memory target's tests and one SQLite backend's on 3.12 or 3.13 (``-s "pythons(3.12)"``, OTHER_PYTHONS).
 
     Interpreters come from PATH or pyenv's versions folder (see ``_interpreter``); a missing one is
     skipped, and fails under CI=true. Arguments pass through to pytest.
     """
-    _serverless_tests(session)
+    _serverless_tests(session, targets)
 
 
 @nox.session(default=False, download_python="never")
@@ -283,7 +288,7 @@ def floors(session: nox.Session) -> None:
     if session.venv_backend != "uv":
         session.error("floors needs uv (python3 -m pip install uv): pip has no lowest-direct resolution")
     session.install("--resolution", "lowest-direct", "-e", ".[sqlalchemy,piccolo,beanie,demo]", "--group", "test")
-    _serverless_tests(session)
+    _serverless_tests(session, SERVERLESS_TARGETS)
 
 
 @nox.session(default=False)
