@@ -173,7 +173,7 @@ def plots(session: nox.Session) -> None:
 
 @nox.session(default=False)
 def fuzz(session: nox.Session) -> None:
-    """Schemathesis against the demo's OpenAPI on a real server: sqlalchemy and piccolo x SQLite and PostgreSQL.
+    """Schemathesis against the demo's OpenAPI on a real server, on every SQL target (MariaDB: SQLAlchemy only).
 
     Every operation, valid and invalid data, zero 5xx, responses and 4xx bodies as documented; at least
     5,000 requests (about 72,000 in 11 min). ``-- --short`` (or LISTING_FUZZ_PROFILE=short) is the CI
@@ -186,7 +186,7 @@ def fuzz(session: nox.Session) -> None:
 
 @nox.session(default=False)
 def sqlmap(session: nox.Session) -> None:
-    """sqlmap --level 3 --risk 2 on every query parameter of /api/v1/flights/, both backends x both databases.
+    """sqlmap --level 3 --risk 2 on every query parameter of /api/v1/flights/ on every SQL target of the demo.
 
     About 100,000 requests in 10 min. ``-- --short`` (or LISTING_SQLMAP_PROFILE=short) is the CI profile:
     --level 1 --risk 1 on five parameters. Needs the sqlmap binary (Debian: apt-get install -y sqlmap).

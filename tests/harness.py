@@ -33,6 +33,7 @@ import httpx
 
 __all__ = (
     "HOST",
+    "MARIADB_URL",
     "POSTGRES_URL",
     "SCHEMA_PATH",
     "SQL_BACKENDS",
@@ -49,6 +50,7 @@ __all__ = (
     "http_client",
     "http_get",
     "load_demo",
+    "mariadb_url",
     "postgres_url",
     "prepare_databases",
     "progress_line",
@@ -63,11 +65,13 @@ __all__ = (
 HOST = "127.0.0.1"
 SQL_BACKENDS = ("sqlalchemy", "piccolo")
 """The backends the demo serves from a SQL database."""
-SQL_DATABASES = ("sqlite", "postgresql")
-"""The SQL databases the demo runs on."""
+SQL_DATABASES = ("sqlite", "postgresql", "mariadb")
+"""The SQL databases the demo runs on (MariaDB on SQLAlchemy only: ``combinations``)."""
 SCHEMA_PATH = "/schema/openapi.json"
 POSTGRES_URL = os.environ.get("LISTING_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test")
 """The PostgreSQL server of the tests and scripts; its path names a database that exists."""
+MARIADB_URL = os.environ.get("LISTING_MARIADB_URL", "mysql://root@127.0.0.1:3306/test")
+"""The MariaDB server of the tests and scripts."""
 _IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
 _ATTEMPTS = 3
 """Starts tried when another process took the free port between the probe and uvicorn's bind."""
@@ -125,8 +129,19 @@ class Combination:
 
 
 def combinations(urls: Mapping[str, str], backends: Sequence[str]) -> list[Combination]:
-    """Every backend x prepared database (``{database: url}``), backends first, in the order given."""
-    return [Combination(backend, database, url) for backend in backends for database, url in urls.items()]
+    """Every backend x prepared database (``{database: url}``) that is a target of tests/matrix.py, backends first.
+
+    In the order given; Piccolo, which has no MySQL engine, is left out on MariaDB.
+    """
+    from tests.matrix import TARGETS
+
+    served = {(target.backend, target.database) for target in TARGETS}
+    return [
+        Combination(backend, database, url)
+        for backend in backends
+        for database, url in urls.items()
+        if (backend, database) in served
+    ]
 
 
 def demo_command(*arguments: str) -> list[str]:
@@ -142,6 +157,12 @@ def postgres_url(database: str, server: str = POSTGRES_URL) -> str:
     parts = urlsplit(server)
     scheme = "postgresql" if parts.scheme.startswith("postgres") else parts.scheme
     return urlunsplit((scheme, parts.netloc, f"/{database}", parts.query, ""))
+
+
+def mariadb_url(database: str, server: str = MARIADB_URL) -> str:
+    """The plain ``mysql://`` URL of ``database`` on the MariaDB server of the URL ``server``."""
+    parts = urlsplit(server)
+    return urlunsplit(("mysql", parts.netloc, f"/{database}", parts.query, ""))
 
 
 TEST_TIME_ZONE = "Asia/Tokyo"
@@ -269,39 +290,45 @@ def load_demo(url: str, *, backend: str | None = None) -> float:
 
 
 def prepare_databases(
-    databases: Sequence[str], postgres_database: str = "litestar_listing_hostile", *, chosen: bool = False
+    databases: Sequence[str], server_database: str = "litestar_listing_hostile", *, chosen: bool = False
 ) -> tuple[dict[str, str], list[str]]:
     """Load the demo data into each of ``databases`` unless it is there already.
 
     Args:
-        databases: Among ``sqlite`` (the demo's cached file) and ``postgresql`` (the database
-            ``postgres_database`` on the server of ``LISTING_POSTGRES_URL``, created if missing).
-        postgres_database: The PostgreSQL database's name.
+        databases: Among ``sqlite`` (the demo's cached file), ``postgresql`` and ``mariadb`` (the
+            database ``server_database`` on the server of ``LISTING_POSTGRES_URL`` or
+            ``LISTING_MARIADB_URL``, created if missing).
+        server_database: The server database's name.
         chosen: The caller named ``databases`` (a command line's ``--databases``), so each must run.
 
     Returns:
         ``{database: URL for --database}`` of the usable databases, and a note per skipped one
-        (PostgreSQL unreachable). Under ``CI=true``, or when ``chosen``, an unreachable PostgreSQL
-        is an error instead.
+        (its server unreachable). Under ``CI=true``, or when ``chosen``, an unreachable server is an
+        error instead.
 
     Raises:
-        ServerError: Loading failed, or PostgreSQL is unreachable under ``CI=true`` or ``chosen``.
+        ServerError: Loading failed, or a server is unreachable under ``CI=true`` or ``chosen``.
     """
     from litestar_listing.demo.data import default_sqlite_path
 
+    servers = {
+        "postgresql": (postgres_url, ensure_postgres_database),
+        "mariadb": (mariadb_url, ensure_mariadb_database),
+    }
     urls: dict[str, str] = {}
     skipped: list[str] = []
     for database in databases:
-        if database == "postgresql":
-            url = postgres_url(postgres_database)
+        if database in servers:
+            url_of, ensure = servers[database]
+            url = url_of(server_database)
             try:
-                ensure_postgres_database(url)
+                ensure(url)
             except ServerError as error:
                 if _IN_CI or chosen:
                     why = "CI=true" if _IN_CI else "--databases names it"
                     msg = f"{error} ({why}: a missing database is a failure)"
                     raise ServerError(msg) from error
-                skipped.append(f"postgresql: skipped, {error}")
+                skipped.append(f"{database}: skipped, {error}")
                 continue
         else:
             url = f"sqlite:///{default_sqlite_path()}"

@@ -35,8 +35,8 @@ from litestar_listing.backends.sqlalchemy.compiler import STATEMENT_COMPILERS
 from litestar_listing.demo import data
 from litestar_listing.demo.models import DemoBase, DemoMeta, Flight, WatchedFlight
 from litestar_listing.plugin.prepared import prepare
-from tests.conftest import MARIADB_URL, POSTGRES_URL, demo_sqlite_copy, mariadb_database_url, postgres_database_url
-from tests.harness import drop_mariadb_databases
+from tests.conftest import demo_sqlite_copy, mariadb_database_url, postgres_database_url
+from tests.harness import MARIADB_URL, POSTGRES_URL, drop_mariadb_databases
 from tests.matrix import Store, databases_of, selected
 
 DEMO_PG_DATABASE = "litestar_listing_demo_test"
