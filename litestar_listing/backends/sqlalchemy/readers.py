@@ -304,23 +304,28 @@ async def _set(
         yield
     finally:
         if not connection.invalidated:
-            await _configure(connection, database, previous)
+            await _configure(connection, database, previous, before=False)
 
 
-async def _configure(connection: AsyncConnection, database: Database, settings: Mapping[str, str]) -> dict[str, str]:
-    """Set ``settings`` (name -> value) on the connection; their values before.
+async def _configure(
+    connection: AsyncConnection, database: Database, settings: Mapping[str, str], *, before: bool = True
+) -> dict[str, str]:
+    """Set ``settings`` (name -> value) on the connection; their values before (``before``; else none).
 
     For its transaction where settings are local (``Database.local_settings``: PostgreSQL), else for
     its session (MariaDB). The names are ``Database``'s own, the values numbers.
     """
     if database.local_settings:
         rows = await connection.execute(_SET_LOCAL, {"names": list(settings), "values": list(settings.values())})
-        return {str(name): str(before) for name, before, _ in rows}
+        return {str(name): str(value) for name, value, _ in rows}
     names = list(settings)
-    before = (await connection.exec_driver_sql(f"SELECT {', '.join(f'@@SESSION.{name}' for name in names)}")).one()
+    previous: dict[str, str] = {}
+    if before:
+        row = (await connection.exec_driver_sql(f"SELECT {', '.join(f'@@SESSION.{name}' for name in names)}")).one()
+        previous = {name: str(value) for name, value in zip(names, row, strict=True)}
     assigned = ", ".join(f"SESSION {name} = {float(settings[name])!r}" for name in names)
     await connection.exec_driver_sql(f"SET {assigned}")
-    return {name: str(value) for name, value in zip(names, before, strict=True)}
+    return previous
 
 
 def _limit(context: ListContext, database: Database) -> dict[str, str] | None:
