@@ -180,7 +180,7 @@ def fuzz(session: nox.Session) -> None:
     profile, about 300 requests per combination. Beanie joins with MONGODB_URL. Needs Python >= 3.11
     (schemathesis 4). See scripts/fuzz.py.
     """
-    _install(session, "fuzz")
+    _install(session, "fuzz", "harness")
     session.run("python", "scripts/fuzz.py", *session.posargs)
 
 
@@ -196,7 +196,7 @@ def sqlmap(session: nox.Session) -> None:
 
     if shutil.which("sqlmap") is None:
         session.error("sqlmap is not installed: it is the Debian package sqlmap (apt-get install -y sqlmap)")
-    _install(session)
+    _install(session, "harness")
     session.run("python", "scripts/sqlmap_scan.py", *session.posargs)
 
 
