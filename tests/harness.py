@@ -31,6 +31,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
+from tests.matrix import TARGETS
+
 __all__ = (
     "HOST",
     "MARIADB_URL",
@@ -133,8 +135,6 @@ def combinations(urls: Mapping[str, str], backends: Sequence[str]) -> list[Combi
 
     In the order given; Piccolo, which has no MySQL engine, is left out on MariaDB.
     """
-    from tests.matrix import TARGETS
-
     served = {(target.backend, target.database) for target in TARGETS}
     return [
         Combination(backend, database, url)
