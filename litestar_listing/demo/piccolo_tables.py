@@ -62,7 +62,7 @@ class Flight(Table, tablename="flights"):
     day = Integer()
     dep_time = Integer(null=True)
     sched_dep_time = Integer()
-    dep_delay = Integer(null=True)
+    dep_delay = Integer(null=True, index=True)
     arr_time = Integer(null=True)
     sched_arr_time = Integer()
     arr_delay = Integer(null=True)

@@ -86,8 +86,8 @@ def test_sqlalchemy_demo_models() -> None:
         "WatchedFlight": {"id", "user_id"},  # user_id: index=True
         "DemoUser": {"id"},
         # tailnum, dest: index=True; carrier leads (carrier, tailnum), origin (origin, carrier); time_hour leads
-        # "time_hour DESC", id.
-        "Flight": {"id", "carrier", "tailnum", "origin", "dest", "time_hour"},
+        # "time_hour DESC", id; dep_delay "dep_delay DESC NULLS LAST" (PostgreSQL) and "dep_delay DESC".
+        "Flight": {"id", "carrier", "tailnum", "origin", "dest", "time_hour", "dep_delay"},
         "Airline": {"carrier"},
         "Airport": {"faa"},
         "Plane": {"tailnum"},
@@ -141,8 +141,8 @@ def test_piccolo_demo_tables() -> None:
         "WatchedFlight": {"id", "user_id"},  # user: index=True
         "DemoUser": {"id"},
         # airline, plane, origin_airport, dest_airport, time_hour: index=True (stored as carrier, tailnum,
-        # origin, dest): as the SQLAlchemy models, so both backends price a list alike.
-        "Flight": {"id", "carrier", "tailnum", "origin", "dest", "time_hour"},
+        # origin, dest), dep_delay: as the SQLAlchemy models, so both backends price a list alike.
+        "Flight": {"id", "carrier", "tailnum", "origin", "dest", "time_hour", "dep_delay"},
         "Airline": {"carrier"},
         "Airport": {"faa"},
         "Plane": {"tailnum"},
