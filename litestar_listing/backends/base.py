@@ -219,6 +219,8 @@ class Capabilities:
             every filterable date and datetime path (docs: query language, "Parts of dates").
         json_keys: Filters, ordering and search on the keys of JSON fields a resource declares
             (``Resource.json_keys``; docs: query language, "Keys of JSON documents").
+        count_in_page: Reads the total in the page's own statement when ``ListContext.count_in_page``
+            asks for it (docs: design, "Totals").
     """
 
     operators: frozenset[str] = frozenset(OPERATORS)
@@ -233,6 +235,7 @@ class Capabilities:
     inherited_policies: bool = False
     parts: frozenset[str] = frozenset(PARTS)
     json_keys: bool = True
+    count_in_page: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -260,6 +263,10 @@ class ListContext:
             to one core of the server: the plugin sets it for the lists of the expensive lane (docs:
             admission, "One core per expensive list"). A store that runs each statement on one core
             already ignores it.
+        count_in_page: Read an exact total in the page's own statement (a window count) where the
+            backend can (``Capabilities.count_in_page``), instead of counting apart; the plugin sets it
+            for a list whose page sorts and searches every matching row anyway
+            (``core.cost.counts_with_page``; docs: design, "Totals"). A backend that cannot ignores it.
     """
 
     request: Any = None
@@ -271,6 +278,7 @@ class ListContext:
     exact_total_below: int = 10_000
     primary: bool = False
     parallel: bool = True
+    count_in_page: bool = False
 
     def remaining(self) -> float | None:
         """Seconds left before ``deadline`` (at least a millisecond), or None without one.

@@ -15,7 +15,7 @@ from litestar_listing.core.fields import FieldPath
 from litestar_listing.core.query import Filter, ListQuery, RawFilter
 from litestar_listing.core.schema import ExposedField, FieldMap
 
-__all__ = ("RESOURCE", "Cost", "CostModel", "cost_of")
+__all__ = ("RESOURCE", "Cost", "CostModel", "cost_of", "counts_with_page")
 
 RESOURCE = ""
 """The parameter the resource's own part of a cost is charged to: its base, its default order."""
@@ -171,8 +171,7 @@ class _Pricing:
             units += self._reach(each, to_many_each=False)
             if each.field.computed:
                 units += model.computed
-        first = exposed[0] if exposed else None
-        if first is not None and (first.hops or first.field.computed or not first.field.indexed):
+        if exposed and _sorted(exposed[0]):
             units += model.sort + model.order_term * len(terms)
         self._charge(charged_to, units)
 
@@ -200,3 +199,33 @@ class _Pricing:
     def _charge(self, parameter: str, units: float) -> None:
         if units:
             self._parts[parameter] = self._parts.get(parameter, 0.0) + units
+
+
+def _sorted(first: ExposedField) -> bool:
+    """Whether an ordering that starts with ``first`` sorts every matching row: no index of the model serves it.
+
+    Through a relation, a computed value, or a field that leads no index the model declares.
+    """
+    return bool(first.hops or first.field.computed or not first.field.indexed)
+
+
+def counts_with_page(query: ListQuery, field_map: FieldMap) -> bool:
+    """Whether ``query``'s total is best read with its page, in one statement (a window count), not counted apart.
+
+    When the page sorts every matching row anyway (no index serves its order: ``CostModel.sort``) and
+    each row costs a search to match, a count apart would search every row a second time, while the
+    page's own scan can count them: one scan instead of two. Elsewhere a count apart is cheaper: an
+    index walk stops at the end of the page, and a count without a search is a fast scan (or an
+    index's), where the window would keep every matching row whole until the page is cut. Never after
+    a keyset cursor, whose statement does not read the rows before it. (docs: design, "Totals").
+
+    Args:
+        query: The parsed list.
+        field_map: The resource's field map (which fields lead an index).
+
+    Returns:
+        True to ask the backend for the total in the page's statement (``ListContext.count_in_page``).
+    """
+    if query.search is None or query.after is not None or not query.order:
+        return False
+    return _sorted(field_map.reached(query.order[0].path))

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl
 
 from litestar_listing.backends.base import ListContext, Page
+from litestar_listing.core.cost import counts_with_page
 from litestar_listing.core.errors import ConfigurationError, ListingError, UnavailableError, UnsupportedQueryError
 from litestar_listing.core.parsing import QueryString
 from litestar_listing.core.query import ListQuery
@@ -219,6 +220,7 @@ async def _list_admitted(
     parallel: bool,
 ) -> ListResult:
     resource = binding.resource
+    total_mode = resource.total_mode if may_estimate(resource, query) else "exact"
     # The timeout starts now: time spent waiting for admission is bounded by its own queue_timeout.
     context = ListContext(
         request=connection,
@@ -226,10 +228,11 @@ async def _list_admitted(
         load=tuple(resource.load if load is None else load),
         deadline=None if resource.timeout is None else time.monotonic() + resource.timeout,
         keyset=resource.keyset,
-        total_mode=resource.total_mode if may_estimate(resource, query) else "exact",
+        total_mode=total_mode,
         exact_total_below=resource.exact_total_below,
         primary=primary,
         parallel=parallel,
+        count_in_page=total_mode == "exact" and counts_with_page(query, prepare(resource).field_map),
     )
     page = await _fetch(resource, query, context)
     window = query.window

@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-from sqlalchemy import ForeignKey, String, and_, event
+from sqlalchemy import ForeignKey, String, and_, event, true
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
@@ -111,3 +111,13 @@ async def test_a_distinct_base_statement_keeps_rows_that_differ_in_a_private_key
         page = await backend.fetch(prepare(resource).parser.parse([], []), ListContext(session=session))
     # Two badges, told apart by their private id alone.
     assert (page.items, page.total) == ([{"label": "gold"}, {"label": "gold"}], 2)
+
+
+async def test_a_distinct_base_statement_counts_its_merged_rows(engine: AsyncEngine) -> None:
+    # Each keeper once per pet (three), merged by DISTINCT: a window count would see the six unmerged rows.
+    backend = SQLAlchemyBackend(Keeper, statement=lambda statement: statement.join(Pet, true()).distinct())
+    resource = Resource("keepers", backend, default_order=("name",))
+    query = prepare(resource).parser.parse([("count", "1")], [])
+    async with AsyncSession(engine) as session:
+        page = await backend.fetch(query, ListContext(session=session, count_in_page=True))
+    assert ([item["name"] for item in page.items], page.total) == (["ada"], 2)

@@ -47,6 +47,11 @@ def with_policies(query: ListQuery, graph: ModelGraph, case: Case) -> ListQuery:
 
 @pytest.mark.parametrize("case", CASES, ids=lambda case: case.id)
 async def test_case(target: Target, case: Case) -> None:
+    await run_case(target, case)
+
+
+async def run_case(target: Target, case: Case, *, count_in_page: bool = False) -> None:
+    """Run ``case`` on ``target`` and check what it expects, with ``ListContext.count_in_page`` as given."""
     missing = case.needs - target.capabilities
     if missing:
         pytest.skip(f"{target.id} lacks {sorted(missing)}")
@@ -61,7 +66,9 @@ async def test_case(target: Target, case: Case) -> None:
     query, _ = prepare(resource).parse_priced(params, forced)
     query = with_policies(query, prepare(resource).field_map.graph, case)
     async with target.context() as context:
-        page = await resource.backend.fetch(query, dataclasses.replace(context, load=loads(case)))
+        page = await resource.backend.fetch(
+            query, dataclasses.replace(context, load=loads(case), count_in_page=count_in_page)
+        )
     if case.ids is not None:
         assert [item["id"] for item in page.items] == list(case.ids)
     if case.total is not None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from urllib.parse import parse_qsl
 
@@ -22,6 +22,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from litestar_listing.core.cost import counts_with_page
 from litestar_listing.core.errors import InvalidQueryError
 from litestar_listing.plugin.prepared import prepare
 from tests.conformance.targets import Target
@@ -87,8 +88,10 @@ async def ask(target: Target, resource: str, query: str, pk: str) -> Answer:
     except InvalidQueryError as error:
         return Answer(rejected=frozenset(item.key for item in error.errors))
     try:
+        # The total read as the plugin would have it read (docs: design, "Totals").
+        counted = counts_with_page(parsed, prepare(listed).field_map)
         async with target.context() as context:
-            page = await listed.backend.fetch(parsed, context)
+            page = await listed.backend.fetch(parsed, replace(context, count_in_page=counted))
     except Exception as error:
         message = f"{target.id} failed on {resource}?{query}: {type(error).__name__}: {error}"
         raise AssertionError(message) from error

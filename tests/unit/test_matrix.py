@@ -38,6 +38,7 @@ CHANGED: dict[str, Any] = {
     "inherited_policies": True,
     "parts": frozenset({"year"}),
     "json_keys": False,
+    "count_in_page": True,
 }
 
 

@@ -361,7 +361,9 @@ class PiccoloBackend(RelationalBackend[Engine[Any], Engine[Any], QueryCompiler, 
         """The page, total and rows statements of the shape ``query``, and how the page's rows become items."""
         guard = compiler.load_guard(query) if context.load and query.policies else None
         node, columns, extras = self._page_selection(context.load, compiler.computed, guard)
-        page, total = compiler.compile(query, columns, keys=context.keyset, offset=Slot(OFFSET, int))
+        page, total = compiler.compile(
+            query, columns, keys=context.keyset, offset=Slot(OFFSET, int), total=context.count_in_page
+        )
         dialect = compiler.dialect
         return Statements(
             Compiled.of(page, dialect),

@@ -266,6 +266,9 @@ class QueryCompiler(RelationalCompiler[Any, QueryString]):
         columns = [*selected, *(QueryString(f'{{}} AS "{label}"', value) for label, value in labelled)]
         return select_statement(self.table, columns, where=condition, order=order, limit=limit, offset=offset or 0)
 
+    def window_count(self) -> QueryString:  # noqa: D102
+        return QueryString("COUNT(*) OVER ()")
+
     def keys_statement(  # noqa: D102
         self, source: None, condition: QueryString | None, order: Sequence[QueryString], limit: int, offset: int | Slot
     ) -> QueryString:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from piccolo.engine.sqlite import dict_factory
 
 from litestar_listing.backends.piccolo.compiler import engine_database
-from litestar_listing.backends.relational.compiler import KEY_LABEL
+from litestar_listing.backends.relational.compiler import KEY_LABEL, TOTAL_LABEL
 from litestar_listing.backends.relational.databases import local_settings_sql
 from litestar_listing.backends.relational.execution import Reader
 from litestar_listing.backends.relational.replicas import LAG_QUERY
@@ -61,6 +61,10 @@ class Statements:
     def last_key(self, row: Mapping[str, Any], key_count: int) -> tuple[object, ...]:
         """The ordering values the page selects under ``KEY_LABEL`` names (``execution.Statements``)."""
         return tuple(row[f"{KEY_LABEL}{index}"] for index in range(key_count))
+
+    def total_in(self, row: Mapping[str, Any]) -> int:
+        """The total the page statement selects under ``TOTAL_LABEL`` (``execution.Statements``)."""
+        return int(row[TOTAL_LABEL])
 
 
 class PiccoloReader(Reader[Statements]):

@@ -25,13 +25,24 @@ if TYPE_CHECKING:
     from litestar_listing.core.parts import PartOf, Span
     from litestar_listing.core.schema import ModelGraph
 
-__all__ = ("DEFERRED_OFFSET", "KEY_LABEL", "Continue", "Policies", "RelationalCompiler", "with_followed")
+__all__ = (
+    "DEFERRED_OFFSET",
+    "KEY_LABEL",
+    "TOTAL_LABEL",
+    "Continue",
+    "Policies",
+    "RelationalCompiler",
+    "with_followed",
+)
 
 DEFERRED_OFFSET = 1000
 """From this many skipped rows on, a page is fetched by a deferred join (keys first, then rows)."""
 
 KEY_LABEL = "_listing_key_"
 """Prefix of the labels of the ordering values a page statement selects for keyset continuation."""
+
+TOTAL_LABEL = "_listing_total"
+"""The label of the total a page statement selects with its rows (``RelationalCompiler.counts_in_page``)."""
 
 Expression = TypeVar("Expression")
 """A dialect's SQL expression: SQLAlchemy's ``ColumnElement``, Piccolo's ``QueryString`` or column."""
@@ -103,7 +114,13 @@ class RelationalCompiler(ABC, Generic[Expression, Statement]):
 
     # -- statements ---------------------------------------------------------------------------
     def compile(
-        self, query: ListQuery, selected: Sequence[Any] = (), *, keys: bool = False, offset: Any = None
+        self,
+        query: ListQuery,
+        selected: Sequence[Any] = (),
+        *,
+        keys: bool = False,
+        offset: Any = None,
+        total: bool = False,
     ) -> tuple[Statement, Statement]:
         """Return ``(page statement, total statement)`` for ``query``.
 
@@ -115,28 +132,35 @@ class RelationalCompiler(ABC, Generic[Expression, Statement]):
             offset: The rows skipped, as the dialect's ``page_statement`` takes it, for a query's
                 shape (``shapes.shape_of``: a ``Slot``); None: ``query.window.offset``. Whether the
                 page is a deferred join is read from ``query.window`` either way.
+            total: Also select the total, labelled ``TOTAL_LABEL``, before the keys; only where
+                ``counts_in_page(query)``.
         """
         source = self.source()
         condition = self.where(source, query)
         # The total joins only what the WHERE clause needs: order joins never change a count.
-        total = self.total_statement(source, condition)
+        counted = self.total_statement(source, condition)
         policies = self.policies(query)
         values = [self.order_value(source, term.path, policies) for term in query.order]
         order = [self.order_term(term, value) for term, value in zip(query.order, values, strict=True)]
         labelled = [(f"{KEY_LABEL}{index}", value) for index, value in enumerate(values)] if keys else []
+        if total:
+            if not self.counts_in_page(query):
+                msg = "this page statement cannot count its rows (counts_in_page)"
+                raise ValueError(msg)
+            labelled.insert(0, (TOTAL_LABEL, self.window_count()))
         window = query.window
         skipped = window.offset if offset is None else offset
         if query.after is not None:
             after = self.keyset(query, values)
             condition = after if condition is None else self.all_of([condition, after])
-            return self.page_statement(source, condition, order, selected, labelled, window.count, None), total
+            return self.page_statement(source, condition, order, selected, labelled, window.count, None), counted
         if self.defers(query):
             # A deferred join: the skipped rows are walked for their keys alone (an index-only scan
             # where an index covers the order), and only the page's rows are read whole.
             page_keys = self.keys_statement(source, condition, order, window.count, skipped)
-            return self.deferred_page(source, page_keys, order, selected, labelled, window.count), total
+            return self.deferred_page(source, page_keys, order, selected, labelled, window.count), counted
         page = self.page_statement(source, condition, order, selected, labelled, window.count, skipped)
-        return page, total
+        return page, counted
 
     def where(self, source: Any, query: ListQuery) -> Expression | None:
         """The WHERE clause: base, the listed model's policy, forced filters, (client filters, combined), search.
@@ -481,6 +505,15 @@ class RelationalCompiler(ABC, Generic[Expression, Statement]):
         """
         return query.window.offset >= DEFERRED_OFFSET
 
+    def counts_in_page(self, query: ListQuery) -> bool:
+        """Whether ``query``'s page statement can select its total beside its rows (``compile(total=True)``).
+
+        A window count over the matching rows, before the page is cut (``window_count``): not after a
+        keyset cursor, whose statement leaves out the rows before it, nor in a deferred join, whose
+        rows are the page's keys only (docs: design, "Totals"). A dialect may refuse more.
+        """
+        return query.after is None and not self.defers(query)
+
     def deferred_page(
         self,
         source: Any,
@@ -535,6 +568,10 @@ class RelationalCompiler(ABC, Generic[Expression, Statement]):
         ``offset``: the rows skipped (an int, or a value ``bind`` takes); None: none are skipped by
         offset (a keyset page or a deferred join).
         """
+
+    @abstractmethod
+    def window_count(self) -> Expression:
+        """``COUNT(*) OVER ()``: the rows of the statement before its ``LIMIT`` and ``OFFSET``."""
 
     @abstractmethod
     def keys_statement(

@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import enum
 from abc import ABC, abstractmethod
-from collections.abc import Awaitable, Callable, Coroutine, Hashable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, nullcontext
+from dataclasses import replace
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
@@ -32,6 +33,7 @@ from litestar_listing.backends.relational.shapes import Shapes, shape_of
 from litestar_listing.backends.relational.totals import count_beside, total_of
 
 if TYPE_CHECKING:
+    from litestar_listing.backends.relational.compiler import RelationalCompiler
     from litestar_listing.backends.relational.databases import Database
     from litestar_listing.backends.relational.replicas import ReplicaSet
     from litestar_listing.core.errors import UnavailableError
@@ -62,9 +64,13 @@ class Statements(Protocol):
         """The ordering values of ``row``, the page's last (``Page.last_key``): the last ``key_count`` it selects."""
         ...
 
+    def total_in(self, row: Row) -> int:
+        """The total a page statement built to count its rows selects in each of them (``compiler.TOTAL_LABEL``)."""
+        ...
+
 
 StatementsT = TypeVar("StatementsT", bound=Statements)
-CompilerT = TypeVar("CompilerT", bound=Hashable)
+CompilerT = TypeVar("CompilerT", bound="RelationalCompiler[Any, Any]")
 HandleT = TypeVar("HandleT")
 NodeT = TypeVar("NodeT")
 
@@ -135,7 +141,11 @@ class RelationalBackend(ABC, Generic[HandleT, NodeT, CompilerT, StatementsT]):
     """
 
     capabilities = Capabilities(
-        keyset=True, total_modes=frozenset(TOTAL_MODES), row_policies=True, inherited_policies=True
+        keyset=True,
+        total_modes=frozenset(TOTAL_MODES),
+        row_policies=True,
+        inherited_policies=True,
+        count_in_page=True,
     )
     type_encoders: Mapping[Any, Callable[[Any], Any]] = MappingProxyType({})
     """The items hold values the application encodes already."""
@@ -206,18 +216,25 @@ class RelationalBackend(ABC, Generic[HandleT, NodeT, CompilerT, StatementsT]):
         """The page on ``reader``, its total, and the last key of a keyset page."""
         compiler = self.compiler(reader.database, query)
         shape, values = shape_of(query)
+        # The total read with the page, by the page's statement: a non-empty page tells it.
+        in_page = context.count_in_page and context.total_mode == "exact" and compiler.counts_in_page(shape)
         statements = self._shapes.get(
-            (compiler, shape, context.keyset, context.load), lambda: self.build(compiler, shape, context)
+            (compiler, shape, context.keyset, context.load, in_page),
+            lambda: self.build(compiler, shape, replace(context, count_in_page=in_page)),
         )
         # A list held to one core (``ListContext.parallel``) counts after its page, on the page's connection.
-        apart = context.total_mode == "exact" and context.parallel
+        apart = context.total_mode == "exact" and context.parallel and not in_page
         beside = await reader.count_apart(statements, values) if apart else None
         async with count_beside(beside) as counting, reader.limited():
             rows, counted = await reader.page(
-                statements, values, count_too=lambda found: query.total_from_page(found) is None
+                statements,
+                values,
+                count_too=lambda found: query.total_from_page(found) is None and not (in_page and found),
             )
 
             async def count() -> int:
+                if in_page and rows:
+                    return statements.total_in(rows[0])
                 if counting is not None:
                     return await counting
                 return counted if counted is not None else await reader.count(statements, values)
@@ -280,7 +297,11 @@ class RelationalBackend(ABC, Generic[HandleT, NodeT, CompilerT, StatementsT]):
 
     @abstractmethod
     def build(self, compiler: CompilerT, query: ListQuery, context: ListContext) -> StatementsT:
-        """The statements of the query shape ``query``, its page offset bound as ``Slot(shapes.OFFSET, int)``."""
+        """The statements of the query shape ``query``, its page offset bound as ``Slot(shapes.OFFSET, int)``.
+
+        With ``context.count_in_page`` (set only where ``compiler.counts_in_page(query)``), the page
+        statement selects the total too (``compile(total=True)``), which ``Statements.total_in`` reads.
+        """
 
     @abstractmethod
     async def items(

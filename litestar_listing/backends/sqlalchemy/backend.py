@@ -340,12 +340,16 @@ class SQLAlchemyBackend(RelationalBackend[AsyncSession, Sessions, StatementCompi
         Items are built from plain rows (``RowPlan``) unless they need ORM instances: a ``to_item``,
         a to-many eager load, an inheriting model, or a base statement of another shape.
         """
-        page_statement, total_statement = compiler.compile(query, keys=context.keyset, offset=Slot(OFFSET, int))
+        counted = context.count_in_page
+        page_statement, total_statement = compiler.compile(
+            query, keys=context.keyset, offset=Slot(OFFSET, int), total=counted
+        )
         total_statement = total_statement.execution_options(**BY_POSITION)
+        # The page's labelled columns: the base statement's own, the total, the keyset's values.
         key_count = len(query.order) if context.keyset else 0
         descriptions = page_statement.column_descriptions
         labelled = [description["name"] for description in descriptions[1:]]
-        labels = tuple(labelled[: len(labelled) - key_count])
+        labels = tuple(labelled[: len(labelled) - key_count - int(counted)])
         plan = None if self._to_item is not None else row_plan(self.model, context.load)
         if plan is not None:
             policies = compiler.policies(query)
@@ -358,13 +362,22 @@ class SQLAlchemyBackend(RelationalBackend[AsyncSession, Sessions, StatementCompi
 
             rows_statement = plan.statement(page_statement, descriptions, policy_on)
             if rows_statement is not None:
-                return Statements(rows_statement, total_statement, labels, plan)
+                total_at = len(plan.columns) + len(labels) if counted else None
+                return Statements(rows_statement, total_statement, labels, plan, total_at=total_at)
         if context.load:
             page_statement = page_statement.options(*loader_options(self.model, context.load, compiler, query))
         # Loaded relations follow this request's policies, not what the session holds already: the
         # instances are loaded into an identity map of their own (``_load_apart``).
         apart = bool(context.load and query.policies)
-        return Statements(page_statement, total_statement, labels, None, apart=apart, unique=bool(context.load))
+        return Statements(
+            page_statement,
+            total_statement,
+            labels,
+            None,
+            apart=apart,
+            unique=bool(context.load),
+            total_at=1 + len(labels) if counted else None,
+        )
 
     async def items(  # noqa: D102
         self, reader: Reader[Statements], statements: Statements, rows: Sequence[Row[Any]], context: ListContext

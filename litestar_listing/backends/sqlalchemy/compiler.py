@@ -156,6 +156,19 @@ class StatementCompiler(RelationalCompiler[ColumnElement[Any], Select[Any]]):
             return select(func.count()).select_from(self._where(source.apply(self.base), condition).subquery())
         return self._where(source.apply(select(func.count()).select_from(self.model)), condition)
 
+    def window_count(self) -> ColumnElement[int]:  # noqa: D102
+        return func.count().over()
+
+    def counts_in_page(self, query: ListQuery) -> bool:
+        """``RelationalCompiler.counts_in_page``, and a base statement that is not ``DISTINCT``.
+
+        A window is computed before ``DISTINCT`` merges rows, so it would count them unmerged (the
+        total statement counts the base statement's rows as a subquery). SQLAlchemy keeps whether a
+        ``Select`` is distinct in ``_distinct`` and ``_distinct_on`` only.
+        """
+        distinct = getattr(self.base, "_distinct", False) or getattr(self.base, "_distinct_on", ())
+        return super().counts_in_page(query) and not distinct
+
     def page_statement(  # noqa: D102
         self,
         source: _Source,

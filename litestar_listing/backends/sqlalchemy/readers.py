@@ -58,12 +58,21 @@ class Statements:
     """Load ``page``'s instances into an identity map of their own, not the request's session's (``_load_apart``)."""
     unique: bool = False
     """The page loads ORM instances with eager loads: its rows are made unique (SQLAlchemy requires it)."""
+    total_at: int | None = None
+    """Where each row of ``page`` holds the total, when the page statement counts its rows."""
 
     def last_key(self, row: Row[Any], key_count: int) -> tuple[object, ...]:
         """The ordering values the page selects last for the keyset (``execution.Statements``)."""
         if self.plan is not None:
             return self.plan.key_values(row, key_count)
         return tuple(row[len(row) - key_count :])
+
+    def total_in(self, row: Row[Any]) -> int:
+        """The total ``row`` holds (``execution.Statements``)."""
+        if self.total_at is None:
+            msg = "this page statement does not count its rows"
+            raise ValueError(msg)
+        return int(row[self.total_at])
 
 
 def unavailable(error: BaseException) -> UnavailableError | None:
