@@ -57,11 +57,10 @@ ASKED = {
 
 
 def test_the_plugin_asks_for_searched_sorted_lists_only() -> None:
-    field_map = prepare(memory_target().resources["things"]).field_map
-    parser = prepare(memory_target().resources["things"]).parser
+    prepared = prepare(memory_target().resources["things"])
     for query_string, asked in ASKED.items():
-        query = parser.parse(parse_qsl(query_string))
-        assert counts_with_page(query, field_map) is asked, query_string
+        query = prepared.parser.parse(parse_qsl(query_string))
+        assert counts_with_page(query, prepared.field_map) is asked, query_string
 
 
 @contextmanager
