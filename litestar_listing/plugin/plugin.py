@@ -16,6 +16,7 @@ from litestar_listing.plugin.binding import STATE_KEY, Binding, ListingState, un
 from litestar_listing.plugin.budget import client_of
 from litestar_listing.plugin.exceptions import exception_handlers
 from litestar_listing.plugin.handlers import head_as_get, head_handler, list_handler
+from litestar_listing.plugin.indexes import log_missing
 from litestar_listing.plugin.openapi import SharedSchemas, with_shared_schemas
 from litestar_listing.plugin.policies import RowPolicies, RowPolicy
 from litestar_listing.plugin.prepared import prepare
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
     from litestar_listing.plugin.budget import CostBudget
     from litestar_listing.plugin.resource import Resource
 
-__all__ = ("ListingPlugin",)
+__all__ = ("ListingPlugin", "listing_resources")
 
 
 class ListingPlugin(InitPlugin, ReceiveRoutePlugin):
@@ -74,6 +75,8 @@ class ListingPlugin(InitPlugin, ReceiveRoutePlugin):
             ``opt``, security, tags and ``include_in_schema``; resources not named get the defaults.
         unmounted: Resources served only by the application's own handlers: prepared and checked
             like ``resources``, sharing their admission and row policies, but no route is mounted for them.
+        check_indexes: When the application starts, read each database's indexes and log a warning
+            for each index the resources need that none serves (docs: indexes, "The start-up check").
 
     Raises:
         ConfigurationError: ``max_concurrent_lists`` below 1, ``queue_timeout`` or ``expensive_cost``
@@ -87,6 +90,7 @@ class ListingPlugin(InitPlugin, ReceiveRoutePlugin):
 
     __slots__ = (
         "budget",
+        "check_indexes",
         "client",
         "client_share",
         "expensive_cost",
@@ -115,6 +119,7 @@ class ListingPlugin(InitPlugin, ReceiveRoutePlugin):
         policies: Sequence[RowPolicy] = (),
         routes: Mapping[str, RouteOptions] | None = None,
         unmounted: Sequence[Resource] = (),
+        check_indexes: bool = False,
     ) -> None:
         names = [resource.name for resource in (*resources, *unmounted)]
         duplicated = sorted({name for name in names if names.count(name) > 1})
@@ -139,6 +144,7 @@ class ListingPlugin(InitPlugin, ReceiveRoutePlugin):
             msg = f"expensive_cost must be > 0, not {expensive_cost}"
             raise ConfigurationError(msg)
         self._admission()  # checks the other options, as each application's will
+        self.check_indexes = check_indexes
         self.policies = tuple(policies)
         """The declared row policies; each application gets its own ``RowPolicies`` of them."""
         RowPolicies(self.policies)  # one per model
@@ -194,6 +200,8 @@ class ListingPlugin(InitPlugin, ReceiveRoutePlugin):
             app_config.route_handlers.append(head_handler(route))
         state.routed.update(self.mounted)
         app_config.on_startup.append(self.check_started)
+        if self.check_indexes:
+            app_config.on_startup.append(self.log_missing_indexes)
         if app_config.openapi_config is not None:
             app_config.openapi_config = with_shared_schemas(app_config.openapi_config, state.shared_schemas)
         return app_config
@@ -213,6 +221,10 @@ class ListingPlugin(InitPlugin, ReceiveRoutePlugin):
             expensive_cost=self.expensive_cost,
             client_share=self.client_share,
         )
+
+    async def log_missing_indexes(self) -> None:
+        """The start-up check of ``check_indexes``: a warning per missing index (``plugin.indexes.log_missing``)."""
+        await log_missing(self.resources)
 
     def check_started(self, app: Litestar) -> None:
         """Check, when the application starts, that it gives every resource's backend what its lists need.
@@ -301,3 +313,13 @@ def _check_started(resource: Resource, app: Litestar, *, routed: bool) -> None:
     except ConfigurationError as error:
         msg = f"resource {resource.name!r}: {error}"
         raise ConfigurationError(msg) from error
+
+
+def listing_resources(app: Litestar) -> list[Resource]:
+    """Every resource of ``app``'s ``ListingPlugin``s, mounted or not, once each, in plugin order (docs: indexes)."""
+    found: dict[int, Resource] = {}
+    for plugin in app.plugins:
+        if isinstance(plugin, ListingPlugin):
+            for resource in plugin.resources:
+                found.setdefault(id(resource), resource)
+    return list(found.values())

@@ -17,6 +17,7 @@ import msgspec
 from litestar_listing.backends.base import TOTAL_MODES, check_contract, offered_operators
 from litestar_listing.core.cost import Cost, CostModel, cost_of
 from litestar_listing.core.errors import ConfigurationError, InvalidQueryError, ParameterError
+from litestar_listing.core.indexes import order_terms
 from litestar_listing.core.parsing import QueryParser, QueryString, is_raw_key
 from litestar_listing.core.query import LOOKUP_SEP, Combine, FieldPath, Filter, FilterSyntax, ListQuery
 from litestar_listing.core.schema import FieldMap, ModelGraph, closest
@@ -141,6 +142,11 @@ def _prepare(resource: Resource) -> Prepared:
             for name in forced.fields:
                 field_map.field_at(FieldPath.parse(name))
         check_load_relations(field_map.graph, resource.load)
+        for terms in resource.indexed_orders:
+            if isinstance(terms, str):
+                msg = f"indexed_orders takes orderings, each a sequence of terms: ({terms!r},), not {terms!r}"
+                raise ConfigurationError(msg)
+            order_terms(field_map, terms, argument="indexed_orders")
         syntax = backend.capabilities.filter_syntax
         _check_raw_keys(resource.raw_filters, allowed=backend.capabilities.raw_filters)
         if resource.keyset and not backend.capabilities.keyset:

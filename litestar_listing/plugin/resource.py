@@ -50,6 +50,9 @@ class Resource:
             ``search`` is a 400.
         default_order: Terms like ``"-time_hour"`` used without ``order_by`` (docs: query language,
             "Ordering"); the primary key is appended as the final tie-breaker.
+        indexed_orders: Orderings besides ``default_order`` that clients ask often, each written
+            as terms (``[("-dep_delay",)]``): the index advisor recommends an index that each walks
+            (docs: indexes, "What the advisor recommends"). They change no answer.
         combine: ``"and"`` (default) or ``"or"``: how client filters combine (docs: query language,
             "Filters and operators").
         scopes: Server-side scoping (docs: scoping), e.g. ``tenant_scope("company_id")``: each
@@ -117,6 +120,7 @@ class Resource:
     order_fields: Sequence[str] = (ALL_FIELDS,)
     search_fields: Sequence[str] = ()
     default_order: Sequence[str] = ()
+    indexed_orders: Sequence[Sequence[str]] = ()
     combine: Combine | str = Combine.AND
     scopes: Sequence[ScopeRule] = ()
     enrich: Enrich | None = None

@@ -17,6 +17,7 @@ output line (JSON, compared as values; ``jq -c`` takes the paths ``.a.b``, ``.a[
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import importlib
 import inspect
@@ -76,6 +77,7 @@ SQL_EXAMPLES = (
     "versions",
     "problem_details",
     "own_handlers",
+    "indexes",
     *(("from_advanced_alchemy",) if ADVANCED_ALCHEMY_GUIDE else ()),
 )
 BEANIE_EXAMPLE = "beanie_notes"
@@ -677,6 +679,32 @@ def test_eager_loading(clients: Clients) -> None:
     assert report == [{"id": 1, "name": "Website", "company_id": 1, "company": {"id": 1, "name": "Acme"}}]
     # Loading a relation exposes nothing: its paths are still not filters.
     assert error_keys(get(client, "/api/v1/tasks/?project__name=Website", status=400)) == ["project__name"]
+
+
+# ---------------------------------------------------------------- indexes.md
+def test_the_index_advisor_prints_the_page_s_statements(capsys: pytest.CaptureFixture[str]) -> None:
+    from litestar_listing.demo.cli import main
+
+    command = "indexes docs.examples.guide.indexes:app --offline --database postgresql"
+    assert f"$ litestar-listing {command}\n" in (GUIDE / "indexes.md").read_text(encoding="utf-8")
+    assert main(command.split()) == 0
+    assert capsys.readouterr().out == (DOCS / "examples" / "guide" / "indexes_postgresql.txt").read_text(
+        encoding="utf-8"
+    )
+
+
+def test_the_example_s_indexes_are_missing_until_made() -> None:
+    # The example's database has no index of its own: every advised one is missing.
+    from litestar_listing.plugin.indexes import advise
+
+    articles = example("indexes").articles
+    advice = asyncio.run(advise([articles], release=True))
+    assert [item.need.name for item in advice if item.missing] == [
+        "ix_articles_published_on_desc_id",
+        "ix_articles_company_id_published_on_desc_id",
+        "ix_articles_views_desc_id",
+        "ix_articles_author_id",
+    ]
 
 
 # ---------------------------------------------------------------- security.md

@@ -70,7 +70,7 @@ def test_core_modules_import_each_other_without_a_circle() -> None:
 PLUGIN_LAYERS = (
     {"envelope", "keyset", "admission", "budget", "problems", "exceptions"},
     {"resource", "scoping", "policies", "route_options"},
-    {"prepared", "reach", "enrichment", "openapi"},
+    {"prepared", "reach", "enrichment", "openapi", "indexes"},
     {"binding"},
     {"action"},
     {"routes", "handlers", "plugin"},

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from piccolo.columns import Column
 from piccolo.engine.base import Engine
@@ -24,7 +25,7 @@ from litestar_listing.backends.piccolo.compiler import (
     engine_database,
     render_condition,
 )
-from litestar_listing.backends.piccolo.introspection import Tables, field_info
+from litestar_listing.backends.piccolo.introspection import Tables, TableStorage, field_info
 from litestar_listing.backends.piccolo.loading import Guard, Node, Selection, load_many, plan
 from litestar_listing.backends.piccolo.policies import policy_condition, table_compiler
 from litestar_listing.backends.piccolo.readers import (
@@ -38,6 +39,7 @@ from litestar_listing.backends.piccolo.readers import (
 from litestar_listing.backends.piccolo.sqlite import prepare_engine, read_pool
 from litestar_listing.backends.relational.databases import Database
 from litestar_listing.backends.relational.execution import Held, Reader, RelationalBackend, RunList
+from litestar_listing.backends.relational.indexes import Catalog
 from litestar_listing.backends.relational.replicas import Replica, ReplicaSet
 from litestar_listing.backends.relational.shapes import OFFSET, Slot
 from litestar_listing.core.errors import ConfigurationError, UnavailableError
@@ -158,6 +160,20 @@ class PiccoloBackend(RelationalBackend[Engine[Any], Engine[Any], QueryCompiler, 
         except Exception as error:  # Piccolo raises a bare Exception without piccolo_conf
             msg = f"{self.table.__name__} has no Piccolo engine: pass PiccoloBackend(engine=...) or set up piccolo_conf"
             raise ConfigurationError(msg) from error
+
+    def index_storage(self) -> TableStorage:
+        """The tables and columns of the table and the tables it reaches (docs: indexes)."""
+        return TableStorage(self._tables)
+
+    def index_catalog(self) -> Catalog | None:
+        """The catalog of the table's engine, where the index advisor finds the indexes there are."""
+        engine = self.engine_for(ListContext())
+
+        async def rows(sql: str) -> Sequence[Sequence[object]]:
+            found = await engine.run_ddl(sql)
+            return [tuple(row.values()) if isinstance(row, Mapping) else tuple(row) for row in found or ()]
+
+        return Catalog(engine_database(engine.engine_type), _place(engine), rows)
 
     def prepare(self) -> None:
         """Check that an engine is known and ready it for listing (see ``prepare_engine``).
@@ -395,3 +411,18 @@ class PiccoloBackend(RelationalBackend[Engine[Any], Engine[Any], QueryCompiler, 
 
 def _name(table: type[Table]) -> str:
     return table.__name__
+
+
+def _place(engine: Engine[Any]) -> str:
+    """Which file, or which server and database, ``engine`` reaches: no password shown."""
+    path = getattr(engine, "path", None)
+    if path:
+        return str(path)
+    config: Mapping[str, Any] = getattr(engine, "config", None) or {}
+    dsn = config.get("dsn")
+    if isinstance(dsn, str):
+        parts = urlsplit(dsn)
+        where = parts.hostname or ""
+        port = f":{parts.port}" if parts.port else ""
+        return f"{parts.scheme}://{parts.username + '@' if parts.username else ''}{where}{port}{parts.path}"
+    return " ".join(f"{key}={config[key]}" for key in ("user", "host", "port", "database") if key in config)

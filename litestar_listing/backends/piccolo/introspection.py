@@ -39,7 +39,16 @@ from piccolo.table import Table
 from litestar_listing.core.errors import ConfigurationError
 from litestar_listing.core.schema import EntityInfo, FieldInfo, ModelGraph, RelationInfo, ValueType
 
-__all__ = ("Relation", "TableInfo", "Tables", "field_info", "field_name", "indexed_columns", "value_type")
+__all__ = (
+    "Relation",
+    "TableInfo",
+    "TableStorage",
+    "Tables",
+    "field_info",
+    "field_name",
+    "indexed_columns",
+    "value_type",
+)
 
 # Subclasses before their bases: BigInt and SmallInt are Integers, BigSerial is a Serial.
 _INTEGER_BITS: tuple[tuple[type[Column], int], ...] = (
@@ -261,3 +270,23 @@ class Tables:
 def _m2m_relation(m2m: M2M) -> Relation:
     meta = m2m._meta
     return Relation("m2m", meta.secondary_table, meta.primary_foreign_key, meta.secondary_foreign_key)
+
+
+class TableStorage:
+    """The tables and columns of ``Tables`` (``core.indexes.IndexStorage``)."""
+
+    def __init__(self, tables: Tables) -> None:
+        self._info = {table.__name__: info for table, info in tables.info.items()}
+
+    def table(self, entity: str) -> str:  # noqa: D102
+        return str(self._info[entity].table._meta.tablename)
+
+    def column(self, entity: str, field: str) -> str | None:  # noqa: D102
+        column = self._info[entity].fields.get(field)
+        return None if column is None else str(column._meta.db_column_name)
+
+    def relation_key(self, entity: str, relation: str) -> tuple[str, tuple[str, ...]] | None:  # noqa: D102
+        key = self._info[entity].relations[relation].column
+        if key._meta.primary_key:
+            return None
+        return str(key._meta.table._meta.tablename), (str(key._meta.db_column_name),)

@@ -17,16 +17,18 @@ from sqlalchemy.orm.util import AliasedClass
 
 from litestar_listing.backends.base import CompilerCache, Computed, ListContext, Page, read_models
 from litestar_listing.backends.relational.execution import Held, Reader, RelationalBackend, RunList
+from litestar_listing.backends.relational.indexes import Catalog
 from litestar_listing.backends.relational.replicas import Replica, ReplicaSet
 from litestar_listing.backends.relational.shapes import OFFSET, Slot
 from litestar_listing.backends.sqlalchemy.compiler import STATEMENT_COMPILERS, StatementCompiler
-from litestar_listing.backends.sqlalchemy.introspection import field_info, model_graph
+from litestar_listing.backends.sqlalchemy.introspection import MappedStorage, field_info, model_graph
 from litestar_listing.backends.sqlalchemy.loading import as_dict, loader_options
 from litestar_listing.backends.sqlalchemy.policies import mapped_name, policy_condition
 from litestar_listing.backends.sqlalchemy.readers import (
     EngineReader,
     SessionReader,
     Statements,
+    dialect_database,
     has_writes,
     replica_lag,
     unavailable,
@@ -161,6 +163,23 @@ class SQLAlchemyBackend(RelationalBackend[AsyncSession, Sessions, StatementCompi
             return
         if self.config.session_maker_app_state_key not in app.state:
             raise self._no_session_maker(app.state)
+
+    def index_storage(self) -> MappedStorage:
+        """The tables and columns of the model and the models it reaches (docs: indexes)."""
+        return MappedStorage(self.model)
+
+    def index_catalog(self) -> Catalog | None:
+        """The catalog of ``config``'s engine, where the index advisor finds the indexes there are; None without one."""
+        if self.config is None:
+            return None
+        engine = self.config.get_engine()
+
+        async def rows(sql: str) -> Sequence[Sequence[object]]:
+            async with engine.connect() as connection:
+                return (await connection.exec_driver_sql(sql)).all()
+
+        place = engine.url.render_as_string(hide_password=True)
+        return Catalog(dialect_database(engine.dialect), place, rows, engine.dispose)
 
     def _no_session_maker(self, state: Mapping[str, Any]) -> ConfigurationError:
         """The error of an application whose state lacks ``config``'s session maker, saying what to add."""

@@ -8,13 +8,14 @@ from typing import Any
 
 from sqlalchemy import Column, Index, Table, UniqueConstraint, inspect
 from sqlalchemy import types as sa_types
-from sqlalchemy.orm import ColumnProperty, Mapper
+from sqlalchemy.orm import ColumnProperty, Mapper, RelationshipDirection
 from sqlalchemy.sql import operators
 from sqlalchemy.sql.elements import ColumnElement, TextClause, UnaryExpression
 
 from litestar_listing.core.schema import EntityInfo, FieldInfo, ModelGraph, RelationInfo, ValueType
 
 __all__ = (
+    "MappedStorage",
     "attribute_key",
     "field_info",
     "indexed_columns",
@@ -202,3 +203,47 @@ def model_graph(model: type[Any]) -> ModelGraph:
         entities[name] = _entity(mapper)
         pending.extend(rel.mapper for rel in mapper.relationships)
     return ModelGraph(root.class_.__name__, entities)
+
+
+def _led_by_primary_key(columns: list[Column[Any]]) -> bool:
+    table = columns[0].table
+    leading = list(table.primary_key.columns)[: len(columns)] if isinstance(table, Table) else []
+    return [column.name for column in leading] == [column.name for column in columns]
+
+
+class MappedStorage:
+    """The tables and columns of a mapped class and the classes it reaches (``core.indexes.IndexStorage``)."""
+
+    def __init__(self, model: type[Any]) -> None:
+        self._mappers: dict[str, Mapper[Any]] = {}
+        pending: deque[Mapper[Any]] = deque([inspect(model)])
+        while pending:
+            mapper = pending.popleft()
+            if mapper.class_.__name__ not in self._mappers:
+                self._mappers[mapper.class_.__name__] = mapper
+                pending.extend(rel.mapper for rel in mapper.relationships)
+
+    def table(self, entity: str) -> str:  # noqa: D102
+        return str(self._mappers[entity].local_table.name)  # type: ignore[attr-defined]
+
+    def column(self, entity: str, field: str) -> str | None:  # noqa: D102
+        prop = self._mappers[entity].attrs.get(field)
+        if not isinstance(prop, ColumnProperty) or len(prop.columns) != 1:
+            return None
+        column = prop.columns[0]
+        return str(column.name) if isinstance(column, Column) else None
+
+    def relation_key(self, entity: str, relation: str) -> tuple[str, tuple[str, ...]] | None:  # noqa: D102
+        rel = self._mappers[entity].relationships[relation]
+        if rel.direction is RelationshipDirection.MANYTOMANY:
+            columns = [secondary for _, secondary in rel.synchronize_pairs]
+        elif rel.direction is RelationshipDirection.MANYTOONE:
+            columns = [local for local, _ in rel.local_remote_pairs]
+        else:
+            columns = [remote for _, remote in rel.local_remote_pairs]
+        stored = [column for column in columns if isinstance(column, Column)]
+        if not stored or len(stored) != len(columns) or len({column.table.name for column in stored}) != 1:
+            return None
+        if _led_by_primary_key(stored):
+            return None
+        return str(stored[0].table.name), tuple(str(column.name) for column in stored)

@@ -1,0 +1,264 @@
+"""The index advisor of an application: what its resources need, what their databases have, the DDL of the rest.
+
+``advise`` gathers the needs of every resource of an application's ``ListingPlugin`` (``core.indexes``),
+one per index however many resources share it, and reads each backend's catalog to mark the needs an
+index serves already. ``report`` writes them out as SQL, Alembic operations or a Piccolo migration's
+raw step; ``litestar-listing indexes MODULE:APP`` prints it, and ``ListingPlugin(check_indexes=True)``
+logs the missing ones at start-up (docs: indexes).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+from litestar_listing.backends.relational.databases import DATABASES, POSTGRESQL, Database
+from litestar_listing.backends.relational.indexes import (
+    Catalog,
+    ExistingIndex,
+    alembic_operation,
+    create_index,
+    serving,
+)
+from litestar_listing.core.errors import ConfigurationError
+from litestar_listing.core.indexes import IndexKind, IndexNeed, index_needs, merge_needs, order_terms
+from litestar_listing.plugin.prepared import prepare
+
+if TYPE_CHECKING:
+    from litestar_listing.plugin.resource import Resource
+
+__all__ = ("FORMATS", "Advice", "advise", "log_missing", "report")
+
+FORMATS = ("sql", "alembic", "piccolo")
+"""The forms ``report`` writes: SQL statements, Alembic operations, a Piccolo migration's raw step."""
+
+Format = Literal["sql", "alembic", "piccolo"]
+
+logger = logging.getLogger("litestar_listing.indexes")
+
+
+@dataclass(frozen=True, slots=True)
+class Advice:
+    """One index the resources need, on one database.
+
+    Attributes:
+        need: The index.
+        database: The database its resources' backend runs on; None where the advisor could not
+            tell (a backend without an engine of its own): the report then gives every database's DDL.
+        place: Which server and database (``Catalog.place``); empty where unknown.
+        read: The database's catalog was read: ``existing`` says whether an index serves it.
+        existing: The name of an index of the database that serves it; None for a missing one, or
+            where the catalog was not read.
+        within: For a need no index serves, the name of another advised index that would serve it too
+            (its keys lead that index's): creating that one is enough.
+    """
+
+    need: IndexNeed
+    database: Database | None
+    place: str = ""
+    read: bool = False
+    existing: str | None = None
+    within: str | None = None
+
+    @property
+    def servable(self) -> bool:
+        """An index of its kind serves the listing on its database (or the database is unknown)."""
+        return self.database is None or create_index(self.need, self.database) is not None
+
+    @property
+    def advised(self) -> bool:
+        """An index of its own is to be made: it can serve, none serves it, and no other advised one would."""
+        return self.servable and self.existing is None and self.within is None
+
+    @property
+    def missing(self) -> bool:
+        """``advised``, and the catalog was read: the database lacks it."""
+        return self.read and self.advised
+
+
+def _resource_needs(resource: Resource) -> list[IndexNeed] | None:
+    """``resource``'s needs; None for a backend that keeps no SQL tables (``index_storage``)."""
+    storage_of = getattr(resource.backend, "index_storage", None)
+    if storage_of is None:
+        return None
+    field_map = prepare(resource).field_map
+    orders = [order_terms(field_map, terms, argument="indexed_orders") for terms in resource.indexed_orders]
+    scopes = [name for rule in resource.scopes for name in rule.fields]
+    return index_needs(resource.name, field_map, storage_of(), scopes=scopes, orders=orders)
+
+
+async def advise(resources: Sequence[Resource], *, read_catalogs: bool = True, release: bool = False) -> list[Advice]:
+    """The indexes ``resources`` need, each marked with the index that serves it, if any.
+
+    Needs of resources on one database are merged (``core.indexes.merge_needs``); a missing need whose
+    keys lead another advised index is marked ``within`` it. A resource on a backend without SQL
+    tables (the document store) adds nothing.
+
+    Args:
+        resources: The resources (``plugin.listing_resources`` of an application).
+        read_catalogs: Read each database's catalog (``ListingBackend.index_catalog``); False
+            leaves every ``existing`` None and reads nothing.
+        release: Close the connections the catalogs were read on (``Catalog.release``): for a
+            command that ends after advising; an application keeps its pools.
+
+    Raises:
+        ConfigurationError: A resource's declaration does not match its models (``prepare``).
+        UnavailableError, OSError: A catalog cannot be read (driver errors pass through as raised).
+    """
+    groups: dict[str, tuple[Catalog | None, list[IndexNeed]]] = {}
+    for resource in resources:
+        needs = _resource_needs(resource)
+        if needs is None:
+            continue
+        catalog_of = getattr(resource.backend, "index_catalog", None)
+        catalog: Catalog | None = catalog_of() if catalog_of is not None else None
+        key = "" if catalog is None else f"{catalog.database.name} {catalog.place}"
+        groups.setdefault(key, (catalog, []))[1].extend(needs)
+    advice: list[Advice] = []
+    for catalog, needs in groups.values():
+        merged = merge_needs(needs)
+        tables: dict[str, list[ExistingIndex]] = {}
+        found: dict[IndexNeed, str | None] = {}
+        read = catalog is not None and read_catalogs
+        for need in merged:
+            existing = None
+            if catalog is not None and read:
+                if need.table not in tables:
+                    tables[need.table] = await catalog.indexes(need.table)
+                index = serving(need, tables[need.table])
+                existing = None if index is None else index.name
+            found[need] = existing
+        missing = [need for need in merged if found[need] is None]
+        for need in merged:
+            within = None
+            if found[need] is None:
+                within = next((other.name for other in missing if other is not need and other.leads(need)), None)
+            database = None if catalog is None else catalog.database
+            place = "" if catalog is None else catalog.place
+            advice.append(Advice(need, database, place, read, found[need], within))
+        if release and catalog is not None and catalog.release is not None:
+            await catalog.release()
+    return advice
+
+
+def _piccolo_step(statements: Sequence[str]) -> list[str]:
+    body = [f"    await engine.run_ddl({statement!r})" for statement in statements]
+    return [
+        "from piccolo.engine import engine_finder",
+        "",
+        "",
+        "async def create_indexes() -> None:",
+        "    engine = engine_finder()",
+        *body,
+        "",
+        "# in the migration's forwards(): manager.add_raw(create_indexes)",
+    ]
+
+
+def report(
+    advice: Sequence[Advice], *, form: Format = "sql", database: str | None = None, missing_only: bool = False
+) -> str:
+    """The advice as text: per database, each index with its reasons, then the DDL of those to make.
+
+    An index to make is one no index of the database serves (or, where the catalog was not read, any),
+    that no other advised index would serve, and of a kind the database has.
+
+    Args:
+        advice: ``advise``'s answer.
+        form: ``"sql"`` (statements), ``"alembic"`` (``op.create_index`` lines) or ``"piccolo"`` (a raw
+            migration step running the statements).
+        database: The database to write for (``"postgresql"``, ``"sqlite"``, ``"mariadb"``), for
+            example the server an application developed on SQLite runs on; what exists is then not
+            shown. None: each index's own database, or every one where it is not known.
+        missing_only: Only the indexes to make.
+
+    Raises:
+        ConfigurationError: ``form`` or ``database`` is not one the advisor knows.
+    """
+    if form not in FORMATS:
+        msg = f"the form must be one of {', '.join(FORMATS)}, not {form!r}"
+        raise ConfigurationError(msg)
+    if database is not None and database not in DATABASES:
+        names = ", ".join(sorted({value.name for value in DATABASES.values()}))
+        msg = f"the database must be one of {names}, not {database!r}"
+        raise ConfigurationError(msg)
+    every = [POSTGRESQL, DATABASES["sqlite"], DATABASES["mariadb"]]
+    sections: dict[tuple[str, str], list[Advice]] = {}
+    for item in advice:
+        own = every if item.database is None else [item.database]
+        for target in [DATABASES[database]] if database is not None else own:
+            place = item.place if target is item.database else ""
+            sections.setdefault((target.name, place), []).append(item)
+    lines: list[str] = []
+    for (name, place), items in sections.items():
+        target = DATABASES[name]
+        known = [item.read and item.database is target for item in items]
+        lines.append(f"-- {target.name}" + (f" ({place})" if place else "") + ": " + _tally(items, known, target))
+        statements: list[str] = []
+        for item, read in zip(items, known, strict=True):
+            to_make = _to_make(item, target, read=read)
+            if missing_only and not to_make:
+                continue
+            lines.append(_status(item, target, read=read) + "; ".join(item.need.reasons))
+            if not to_make:
+                continue
+            if item.need.kind is IndexKind.TRIGRAM:
+                extension = "CREATE EXTENSION IF NOT EXISTS pg_trgm"
+                first = f'op.execute("{extension}")' if form == "alembic" else extension
+                if first not in statements:
+                    statements.append(first)
+            made = alembic_operation(item.need, target) if form == "alembic" else create_index(item.need, target)
+            statements.append(str(made))
+        if form == "piccolo" and statements:
+            lines += _piccolo_step(statements)
+        else:
+            lines += [statement + (";" if form == "sql" else "") for statement in statements]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _to_make(item: Advice, target: Database, *, read: bool) -> bool:
+    exists = read and item.existing is not None
+    return not exists and item.within is None and create_index(item.need, target) is not None
+
+
+def _tally(items: Sequence[Advice], known: Sequence[bool], target: Database) -> str:
+    if not any(known):
+        return f"{len(items)} indexes, the database not read"
+    exists = sum(item.existing is not None for item, read in zip(items, known, strict=True) if read)
+    missing = sum(_to_make(item, target, read=read) for item, read in zip(items, known, strict=True))
+    return f"{exists} indexes exist, {missing} missing"
+
+
+def _status(item: Advice, target: Database, *, read: bool) -> str:
+    if read and item.existing is not None:
+        return f"-- exists as {item.existing}: "
+    if item.within is not None:
+        return f"-- served by {item.within}: "
+    if create_index(item.need, target) is None:
+        return f"-- no index serves this on {target.name} (every row is read): "
+    return f"-- {'missing' if read else 'advised'} {item.need.name}: "
+
+
+async def log_missing(resources: Sequence[Resource]) -> None:
+    """Warn, once per missing index, on the ``litestar_listing.indexes`` logger (``ListingPlugin(check_indexes=True)``).
+
+    A catalog that cannot be read is a warning too: the check never stops the application. The
+    connections it read the catalogs on are closed after it (``Catalog.release``), so no connection
+    opened before the application serves outlives the loop it was opened on.
+    """
+    try:
+        advice = await advise(resources, release=True)
+    except Exception as error:  # noqa: BLE001 - a start-up check only warns
+        logger.warning("the index check could not read the database's indexes: %s", error)
+        return
+    for item in advice:
+        if item.missing and item.database is not None:
+            logger.warning(
+                "missing index for %s on %s: %s (litestar-listing indexes prints every one)",
+                "; ".join(item.need.reasons),
+                item.database.name,
+                create_index(item.need, item.database),
+            )
