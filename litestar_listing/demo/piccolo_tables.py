@@ -6,8 +6,9 @@ backends expose the same fields and relations. ``dest_airport`` and ``plane`` ha
 constraint (see ``models.Flight``): their LEFT JOIN finds no row for some flights. ``index=True``
 repeats the indexes ``models.py`` declares, so that the backend knows them (``FieldInfo.indexed``)
 and both backends price a list alike (docs: admission, "The cost of a list"): on ``time_hour``,
-``origin`` and ``airline`` it stands for the two-column indexes they lead there, which Piccolo cannot
-declare.
+``origin``, ``airline``, ``dep_delay``, ``user`` and ``created_at`` it stands for the indexes of
+several columns they lead there, which Piccolo cannot declare. The trigram indexes are no B-trees:
+they are not repeated.
 """
 
 from __future__ import annotations
@@ -114,9 +115,9 @@ class WatchedFlight(Table, tablename="watched_flights"):
 
     id = Integer(primary_key=True)
     user = ForeignKey(DemoUser, null=False, db_column_name="user_id", index=True)
-    flight = ForeignKey(Flight, null=False, db_column_name="flight_id")
+    flight = ForeignKey(Flight, null=False, db_column_name="flight_id", index=True)
     note = Varchar(null=True)
-    created_at = Timestamptz()
+    created_at = Timestamptz(index=True)
     deleted_at = Timestamptz(null=True)
 
 

@@ -83,10 +83,12 @@ def test_sqlalchemy_conformance_models_index_their_keys_only() -> None:
 @sqlalchemy_only
 def test_sqlalchemy_demo_models() -> None:
     assert indexed(model_graph(demo_models.WatchedFlight)) == {
-        "WatchedFlight": {"id", "user_id"},  # user_id: index=True
+        # user_id leads (user_id, "created_at DESC", id), created_at ("created_at DESC", id); flight_id: its own.
+        "WatchedFlight": {"id", "user_id", "created_at", "flight_id"},
         "DemoUser": {"id"},
         # tailnum, dest: index=True; carrier leads (carrier, tailnum), origin (origin, carrier); time_hour leads
-        # "time_hour DESC", id; dep_delay "dep_delay DESC NULLS LAST" (PostgreSQL) and "dep_delay DESC".
+        # "time_hour DESC", id; dep_delay "dep_delay DESC NULLS LAST", id (PostgreSQL) and "dep_delay DESC", id.
+        # The trigram indexes (PostgreSQL's GIN over lower(column)) serve no ordering: not counted.
         "Flight": {"id", "carrier", "tailnum", "origin", "dest", "time_hour", "dep_delay"},
         "Airline": {"carrier"},
         "Airport": {"faa"},
@@ -138,7 +140,7 @@ def test_piccolo_conformance_tables_index_their_keys_only() -> None:
 @piccolo_only
 def test_piccolo_demo_tables() -> None:
     assert indexed(_graph(demo_tables.WatchedFlight)) == {
-        "WatchedFlight": {"id", "user_id"},  # user: index=True
+        "WatchedFlight": {"id", "user_id", "created_at", "flight_id"},  # user, created_at, flight: index=True
         "DemoUser": {"id"},
         # airline, plane, origin_airport, dest_airport, time_hour: index=True (stored as carrier, tailnum,
         # origin, dest), dep_delay: as the SQLAlchemy models, so both backends price a list alike.

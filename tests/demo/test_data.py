@@ -30,7 +30,7 @@ from sqlalchemy.orm import selectinload
 
 from litestar_listing import Resource
 from litestar_listing.backends.relational.databases import database
-from litestar_listing.backends.sqlalchemy import SQLAlchemyBackend
+from litestar_listing.backends.sqlalchemy import SQLAlchemyBackend, prepare_engine
 from litestar_listing.backends.sqlalchemy.compiler import STATEMENT_COMPILERS
 from litestar_listing.demo import data
 from litestar_listing.demo.models import DemoBase, DemoMeta, Flight, WatchedFlight
@@ -249,10 +249,14 @@ async def test_schema_keys_and_indexes(demo_engine: AsyncEngine) -> None:
 
     async with demo_engine.connect() as conn:
         indexes, keys = await conn.run_sync(describe)
-    names = ("carrier_tailnum", "origin_carrier", "dest", "tailnum", "time_hour_id")
+    names = ("carrier_tailnum", "origin_carrier", "dest", "tailnum", "time_hour_id", "carrier_time_hour_desc_id")
     expected = {f"ix_flights_{column}" for column in names}
-    # NULLS LAST on PostgreSQL; elsewhere a descending order puts NULLs last by itself.
-    expected.add("ix_flights_dep_delay" if demo_engine.dialect.name == "postgresql" else "ix_flights_dep_delay_desc")
+    # NULLS LAST on PostgreSQL; elsewhere a descending order puts NULLs last by itself. The trigram
+    # index of the searched tail number is PostgreSQL's.
+    if demo_engine.dialect.name == "postgresql":
+        expected |= {"ix_flights_dep_delay_id", "ix_flights_tailnum_trgm"}
+    else:
+        expected.add("ix_flights_dep_delay_desc_id")
     assert indexes == expected
     # dest and tailnum name rows that do not exist: no foreign key may reject them.
     assert keys == {("carrier",), ("origin",)}
@@ -553,3 +557,20 @@ async def test_a_date_is_a_range_the_time_hour_index_serves(
         line.lstrip(" ->").startswith(("SEARCH", "range ")) or "Index Cond: ((time_hour" in line for line in lines
     )
     assert searched is indexed, plan
+
+
+async def test_a_substring_filter_reads_the_trigram_index_on_postgresql(demo_url: str) -> None:
+    # The demo has the advisor's trigram index over lower(tailnum) on PostgreSQL (docs: indexes, "What
+    # the advisor recommends"): the statement's lower(tailnum) LIKE '%n12%' is read from it. SQLite and
+    # MariaDB have no such index: every row is read, through a table or an index scan.
+    engine = create_async_engine(demo_url)
+    prepare_engine(engine)  # SQLite's case-folding function
+    try:
+        plan = await _count_plan(engine, "tailnum__ilike=N12")
+    finally:
+        await engine.dispose()
+    if engine.dialect.name == "postgresql":
+        assert "Bitmap Index Scan on ix_flights_tailnum_trgm" in plan, plan
+    else:
+        lines = [line.lstrip(" ->") for line in plan.splitlines()]
+        assert not any(line.startswith(("SEARCH", "range ", "ref ")) for line in lines), plan
