@@ -1,0 +1,70 @@
+"""The case table again on every relational target, with the indexes the advisor gives made: the same answers.
+
+An index changes how a database reads the rows, never which: the descending keys with their NULLs,
+the keys of scopes and relations, and on PostgreSQL the trigram indexes over ``lower(column)`` that a
+search and the ``ilike`` filters read, their candidates checked by the statement (docs: indexes,
+"What the advisor recommends"). A database of its own holds the fixture with them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+
+import pytest
+from sqlalchemy import text
+
+from litestar_listing.backends.relational.databases import DATABASES, Database
+from litestar_listing.backends.relational.indexes import Catalog, create_index
+from litestar_listing.core.indexes import IndexKind
+from litestar_listing.plugin.indexes import advise
+from tests.conformance import test_conformance
+from tests.conformance.cases import CASES, Case
+from tests.conformance.targets import Target, open_target
+from tests.matrix import Store, TestTarget, selected
+
+RELATIONAL = selected(store=Store.SQL)
+if not RELATIONAL:
+    pytest.skip("the advised indexes are the relational databases'; none is selected", allow_module_level=True)
+
+
+async def _run(target: Target, sql: str) -> Sequence[Sequence[object]]:
+    """``sql`` on the target's database, committed: through its sessions (SQLAlchemy) or its engine (Piccolo)."""
+    if target.engine is not None:
+        found = await target.engine.run_ddl(sql)
+        return [tuple(row.values()) if isinstance(row, dict) else tuple(row) for row in found or ()]
+    async with target.sessions() as session:
+        result = await session.execute(text(sql))
+        rows = result.all() if result.returns_rows else []
+        await session.commit()
+    return rows
+
+
+async def _make_advised_indexes(target: Target, database: Database) -> tuple[set[str], set[str]]:
+    """Make every index the advisor gives for the target's resources; their names, and their tables."""
+    advice = await advise(list(target.resources.values()), read_catalogs=False)
+    made = {item.need.name: create_index(item.need, database) for item in advice if item.within is None}
+    statements = [statement for statement in made.values() if statement is not None]
+    if database.name == "postgresql" and any(item.need.kind is IndexKind.TRIGRAM for item in advice):
+        statements.insert(0, "CREATE EXTENSION IF NOT EXISTS pg_trgm")
+    for statement in statements:
+        await _run(target, statement)
+    return {name for name, statement in made.items() if statement is not None}, {item.need.table for item in advice}
+
+
+@pytest.fixture(scope="module", params=RELATIONAL, ids=str)
+async def indexed(request: pytest.FixtureRequest) -> AsyncIterator[Target]:
+    test_target: TestTarget = request.param
+    async with open_target(test_target, "litestar_listing_conformance_indexed") as loaded:
+        database = DATABASES[test_target.database]
+        names, tables = await _make_advised_indexes(loaded, database)
+        assert len(names) >= 6, names
+        # Read back from the catalog, every advised index is there.
+        catalog = Catalog(database, "", lambda sql: _run(loaded, sql))
+        found = {index.name for table in sorted(tables) for index in await catalog.indexes(table)}
+        assert names <= found
+        yield loaded
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda case: case.id)
+async def test_case_with_the_advised_indexes(indexed: Target, case: Case) -> None:
+    await test_conformance.run_case(indexed, case)
