@@ -13,6 +13,7 @@ from piccolo.columns import ForeignKey, Integer, Varchar
 from piccolo.columns.indexes import IndexMethod
 from piccolo.constraints import Unique
 from piccolo.table import Table
+from sqlalchemy import ForeignKey as ForeignKeyColumn
 from sqlalchemy import Index, String, UniqueConstraint, func, text
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -159,3 +160,60 @@ def test_piccolo_declarations() -> None:
         "Crate": {"code", "serial", "shelf", "keeper_ref", "aisle"},
         "Keeper": {"id"},
     }
+
+
+# ------------------------------------------------------------------ the index advisor's table and column names
+
+
+@sqlalchemy_only
+def test_sqlalchemy_storage_names_tables_columns_and_relation_keys() -> None:
+    from litestar_listing.backends.sqlalchemy.introspection import MappedStorage
+
+    storage = MappedStorage(models.Thing)
+    assert storage.table("Thing") == "things"
+    assert storage.column("Thing", "owner_id") == "owner_id"
+    assert storage.relation_key("Thing", "owner") == ("things", ("owner_id",))  # a to-one reference's column
+    assert storage.relation_key("Thing", "parts") == ("parts", ("thing_id",))  # the related rows' key back
+    # The joining table's key to things leads its primary key (thing_id, tag_id): nothing more is needed.
+    assert storage.relation_key("Thing", "tags") is None
+    assert storage.relation_key("User", "manager") == ("users", ("manager_id",))
+
+
+class _Inherited(DeclarativeBase):
+    pass
+
+
+class Vehicle(_Inherited):
+    __tablename__ = "vehicles"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(20))
+    kind: Mapped[str] = mapped_column(String(20))
+    __mapper_args__ = {"polymorphic_on": "kind", "polymorphic_identity": "vehicle"}
+
+
+class Truck(Vehicle):
+    __tablename__ = "trucks"
+    id: Mapped[int] = mapped_column(ForeignKeyColumn("vehicles.id"), primary_key=True)
+    load: Mapped[int]
+    __mapper_args__ = {"polymorphic_identity": "truck"}
+
+
+@sqlalchemy_only
+def test_sqlalchemy_storage_leaves_out_inherited_columns() -> None:
+    from litestar_listing.backends.sqlalchemy.introspection import MappedStorage
+
+    storage = MappedStorage(Truck)
+    assert storage.table("Truck") == "trucks"
+    assert storage.column("Truck", "load") == "load"
+    assert storage.column("Truck", "name") is None  # the parent's table holds it
+
+
+@piccolo_only
+def test_piccolo_storage_names_tables_columns_and_relation_keys() -> None:
+    from litestar_listing.backends.piccolo.introspection import TableStorage
+
+    storage = TableStorage(Tables(piccolo_tables.Thing, {"parts": piccolo_tables.Part.thing}))
+    assert storage.table("Thing") == "things"
+    assert storage.column("Thing", "owner_id") == "owner_id"
+    assert storage.relation_key("Thing", "owner") == ("things", ("owner_id",))
+    assert storage.relation_key("Thing", "parts") == ("parts", ("thing_id",))

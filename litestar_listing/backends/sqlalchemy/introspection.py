@@ -226,12 +226,18 @@ class MappedStorage:
     def table(self, entity: str) -> str:  # noqa: D102
         return str(self._mappers[entity].local_table.name)  # type: ignore[attr-defined]
 
-    def column(self, entity: str, field: str) -> str | None:  # noqa: D102
-        prop = self._mappers[entity].attrs.get(field)
+    def column(self, entity: str, field: str) -> str | None:
+        """The column of ``field`` in the entity's own table; None for an expression or another table's column.
+
+        A model of joined-table inheritance reads inherited fields from its parent's table: no index of
+        its own table holds them.
+        """
+        mapper = self._mappers[entity]
+        prop = mapper.attrs.get(field)
         if not isinstance(prop, ColumnProperty) or len(prop.columns) != 1:
             return None
         column = prop.columns[0]
-        return str(column.name) if isinstance(column, Column) else None
+        return str(column.name) if isinstance(column, Column) and column.table is mapper.local_table else None
 
     def relation_key(self, entity: str, relation: str) -> tuple[str, tuple[str, ...]] | None:  # noqa: D102
         rel = self._mappers[entity].relationships[relation]
