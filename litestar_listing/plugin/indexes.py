@@ -51,7 +51,7 @@ class Advice:
         read: The database's catalog was read: ``existing`` says whether an index serves it.
         existing: The name of an index of the database that serves it; None for a missing one, or
             where the catalog was not read.
-        within: For a need no index serves, the name of another advised index that would serve it too
+        within: For a need no index serves, the name of a longer advised index that would serve it too
             (its keys lead that index's): creating that one is enough.
     """
 
@@ -134,7 +134,9 @@ async def advise(resources: Sequence[Resource], *, read_catalogs: bool = True, r
         for need in merged:
             within = None
             if found[need] is None:
-                within = next((other.name for other in missing if other is not need and other.leads(need)), None)
+                # A longer index only: two of one length that lead each other would each wait for the other.
+                longer = (other for other in missing if len(other.keys) > len(need.keys) and other.leads(need))
+                within = next((other.name for other in longer), None)
             database = None if catalog is None else catalog.database
             place = "" if catalog is None else catalog.place
             advice.append(Advice(need, database, place, read, found[need], within))
