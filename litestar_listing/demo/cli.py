@@ -202,7 +202,7 @@ def indexes(
     app = _load_app(context, app_path)
     advice = asyncio.run(advise(listing_resources(app), read_catalogs=not offline, release=True))
     click.echo(report(advice, form=form, database=database, missing_only=missing), nl=False)
-    if any(item.missing and item.database is not None for item in advice):
+    if any(item.missing for item in advice):
         context.exit(1)
 
 

@@ -27,6 +27,8 @@ from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import DeclarativeBase, Mapped, foreign, mapped_column, relationship
 from sqlalchemy.types import TypeDecorator, TypeEngine, UserDefinedType
 
+from litestar_listing.backends.relational.indexes import TRIGRAM_EXTENSION
+
 if TYPE_CHECKING:
     from sqlalchemy import Connection, Table
     from sqlalchemy.sql.compiler import DDLCompiler
@@ -131,7 +133,7 @@ class DemoBase(DeclarativeBase):
 event.listen(
     DemoBase.metadata,
     "before_create",
-    DDL("CREATE EXTENSION IF NOT EXISTS pg_trgm").execute_if(dialect="postgresql"),  # type: ignore[no-untyped-call]
+    DDL(TRIGRAM_EXTENSION).execute_if(dialect="postgresql"),  # type: ignore[no-untyped-call]
 )
 
 

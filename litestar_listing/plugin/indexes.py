@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Literal
 
 from litestar_listing.backends.relational.databases import DATABASES, POSTGRESQL, Database
 from litestar_listing.backends.relational.indexes import (
+    TRIGRAM_EXTENSION,
     Catalog,
     ExistingIndex,
     alembic_operation,
@@ -23,7 +24,7 @@ from litestar_listing.backends.relational.indexes import (
     serving,
 )
 from litestar_listing.core.errors import ConfigurationError
-from litestar_listing.core.indexes import IndexKind, IndexNeed, index_needs, merge_needs, order_terms
+from litestar_listing.core.indexes import IndexKind, IndexNeed, index_needs, merge_needs
 from litestar_listing.plugin.prepared import prepare
 
 if TYPE_CHECKING:
@@ -63,19 +64,12 @@ class Advice:
     within: str | None = None
 
     @property
-    def servable(self) -> bool:
-        """An index of its kind serves the listing on its database (or the database is unknown)."""
-        return self.database is None or create_index(self.need, self.database) is not None
-
-    @property
-    def advised(self) -> bool:
-        """An index of its own is to be made: it can serve, none serves it, and no other advised one would."""
-        return self.servable and self.existing is None and self.within is None
-
-    @property
     def missing(self) -> bool:
-        """``advised``, and the catalog was read: the database lacks it."""
-        return self.read and self.advised
+        """The catalog was read, and its database lacks the index.
+
+        No index there serves it, no longer advised one would, and the database has indexes of its kind.
+        """
+        return self.read and self.database is not None and _to_make(self, self.database, read=True)
 
 
 def _resource_needs(resource: Resource) -> list[IndexNeed] | None:
@@ -83,10 +77,9 @@ def _resource_needs(resource: Resource) -> list[IndexNeed] | None:
     storage_of = getattr(resource.backend, "index_storage", None)
     if storage_of is None:
         return None
-    field_map = prepare(resource).field_map
-    orders = [order_terms(field_map, terms, argument="indexed_orders") for terms in resource.indexed_orders]
+    prepared = prepare(resource)
     scopes = [name for rule in resource.scopes for name in rule.fields]
-    return index_needs(resource.name, field_map, storage_of(), scopes=scopes, orders=orders)
+    return index_needs(resource.name, prepared.field_map, storage_of(), scopes=scopes, orders=prepared.indexed_orders)
 
 
 async def advise(resources: Sequence[Resource], *, read_catalogs: bool = True, release: bool = False) -> list[Advice]:
@@ -207,8 +200,7 @@ def report(
             if not to_make:
                 continue
             if item.need.kind is IndexKind.TRIGRAM:
-                extension = "CREATE EXTENSION IF NOT EXISTS pg_trgm"
-                first = f'op.execute("{extension}")' if form == "alembic" else extension
+                first = f'op.execute("{TRIGRAM_EXTENSION}")' if form == "alembic" else TRIGRAM_EXTENSION
                 if first not in statements:
                     statements.append(first)
             made = alembic_operation(item.need, target) if form == "alembic" else create_index(item.need, target)

@@ -19,7 +19,7 @@ from litestar_listing.core.cost import Cost, CostModel, cost_of
 from litestar_listing.core.errors import ConfigurationError, InvalidQueryError, ParameterError
 from litestar_listing.core.indexes import order_terms
 from litestar_listing.core.parsing import QueryParser, QueryString, is_raw_key
-from litestar_listing.core.query import LOOKUP_SEP, Combine, FieldPath, Filter, FilterSyntax, ListQuery
+from litestar_listing.core.query import LOOKUP_SEP, Combine, FieldPath, Filter, FilterSyntax, ListQuery, OrderTerm
 from litestar_listing.core.schema import FieldMap, ModelGraph, closest
 from litestar_listing.plugin.envelope import envelope_type, item_type
 
@@ -44,6 +44,7 @@ class Prepared:
         message: The envelope's ``message``: the declared one, or ``"Listed <name>."``.
         cost_model: The weights of its lists' cost (``Resource.cost``).
         max_cost: Its ceiling (``Resource.max_cost``), or None.
+        indexed_orders: ``Resource.indexed_orders`` as ordering terms (docs: indexes).
     """
 
     field_map: FieldMap
@@ -52,6 +53,7 @@ class Prepared:
     message: str
     cost_model: CostModel = field(default_factory=CostModel)
     max_cost: float | None = None
+    indexed_orders: tuple[tuple[OrderTerm, ...], ...] = ()
 
     def parse_priced(
         self, params: Iterable[tuple[str, str]] | QueryString, forced_filters: Sequence[Filter] = ()
@@ -114,6 +116,14 @@ def prepare(resource: Resource) -> Prepared:
     return prepared
 
 
+def _indexed_order(field_map: FieldMap, terms: Sequence[str]) -> tuple[OrderTerm, ...]:
+    """One ordering of ``Resource.indexed_orders``, each term orderable (``core.indexes.order_terms``)."""
+    if isinstance(terms, str):
+        msg = f"indexed_orders takes orderings, each a sequence of terms: ({terms!r},), not {terms!r}"
+        raise ConfigurationError(msg)
+    return order_terms(field_map, terms, argument="indexed_orders")
+
+
 def _prepare(resource: Resource) -> Prepared:
     backend = resource.backend
     try:
@@ -142,11 +152,7 @@ def _prepare(resource: Resource) -> Prepared:
             for name in forced.fields:
                 field_map.field_at(FieldPath.parse(name))
         check_load_relations(field_map.graph, resource.load)
-        for terms in resource.indexed_orders:
-            if isinstance(terms, str):
-                msg = f"indexed_orders takes orderings, each a sequence of terms: ({terms!r},), not {terms!r}"
-                raise ConfigurationError(msg)
-            order_terms(field_map, terms, argument="indexed_orders")
+        indexed_orders = tuple(_indexed_order(field_map, terms) for terms in resource.indexed_orders)
         syntax = backend.capabilities.filter_syntax
         _check_raw_keys(resource.raw_filters, allowed=backend.capabilities.raw_filters)
         if resource.keyset and not backend.capabilities.keyset:
@@ -181,9 +187,8 @@ def _prepare(resource: Resource) -> Prepared:
         module=f"{ITEM_MODULE}.{resource.name.replace('-', '_')}",
     )
     envelope = envelope_type(f"{_type_name(resource.name)}List", item)
-    prepared = Prepared(
-        field_map, parser, envelope, resource.message or f"Listed {resource.name}.", resource.cost, resource.max_cost
-    )
+    message = resource.message or f"Listed {resource.name}."
+    prepared = Prepared(field_map, parser, envelope, message, resource.cost, resource.max_cost, indexed_orders)
     own = cost_of(parser.parse(()), field_map, resource.cost).total
     if resource.max_cost is not None and own > resource.max_cost:
         msg = (

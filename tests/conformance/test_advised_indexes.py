@@ -14,7 +14,7 @@ import pytest
 from sqlalchemy import text
 
 from litestar_listing.backends.relational.databases import DATABASES, Database
-from litestar_listing.backends.relational.indexes import Catalog, create_index
+from litestar_listing.backends.relational.indexes import TRIGRAM_EXTENSION, Catalog, create_index
 from litestar_listing.core.indexes import IndexKind
 from litestar_listing.plugin.indexes import advise
 from tests.conformance import test_conformance
@@ -45,7 +45,7 @@ async def _make_advised_indexes(target: Target, database: Database) -> tuple[set
     made = {item.need.name: create_index(item.need, database) for item in advice if item.within is None}
     statements = [statement for statement in made.values() if statement is not None]
     if database.name == "postgresql" and any(item.need.kind is IndexKind.TRIGRAM for item in advice):
-        statements.insert(0, "CREATE EXTENSION IF NOT EXISTS pg_trgm")
+        statements.insert(0, TRIGRAM_EXTENSION)
     for statement in statements:
         await _run(target, statement)
     return {name for name, statement in made.items() if statement is not None}, {item.need.table for item in advice}

@@ -18,6 +18,7 @@ from litestar_listing.core.indexes import IndexKey, IndexKind, IndexNeed
 
 __all__ = (
     "TRIGRAM_DATABASES",
+    "TRIGRAM_EXTENSION",
     "Catalog",
     "ExistingIndex",
     "alembic_operation",
@@ -30,6 +31,9 @@ __all__ = (
 TRIGRAM_DATABASES = frozenset({POSTGRESQL.name})
 """The databases where a trigram index serves a substring match of the listing's statements:
 PostgreSQL's ``pg_trgm``, over ``lower(column)`` as the statements fold case."""
+
+TRIGRAM_EXTENSION = "CREATE EXTENSION IF NOT EXISTS pg_trgm"
+"""What a trigram index needs first on PostgreSQL: ``pg_trgm``, a trusted extension since PostgreSQL 13."""
 
 _PLAIN_NAME = re.compile(r"[a-z_][a-z0-9_]*")
 
@@ -94,7 +98,7 @@ def create_index(need: IndexNeed, database: Database) -> str | None:
     """The ``CREATE INDEX`` of ``need`` on ``database``; None where no index of its kind serves the listing there.
 
     A trigram need is PostgreSQL's alone (``TRIGRAM_DATABASES``), and needs its ``pg_trgm``
-    extension first: ``CREATE EXTENSION IF NOT EXISTS pg_trgm``.
+    extension first: ``TRIGRAM_EXTENSION``.
     """
     name, table = _quoted(need.name, database), _quoted(need.table, database)
     if need.kind is IndexKind.TRIGRAM:
