@@ -12,7 +12,7 @@ from pathlib import Path
 import nox
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from tests.matrix import TARGETS, TestTarget
+from tests.matrix import TARGETS, Store, TestTarget
 
 nox.options.default_venv_backend = "uv|virtualenv"
 nox.options.reuse_existing_virtualenvs = True
@@ -38,6 +38,11 @@ def tests(session: nox.Session, target: TestTarget) -> None:
     with the nightly profile: 10,000 queries per target and a new seed each run.
     """
     _install(session, "test")
+    _run_target(session, target, target.store.paths)
+
+
+def _run_target(session: nox.Session, target: TestTarget, paths: tuple[str, ...]) -> None:
+    """Run pytest on ``paths`` for ``target`` (with its companion databases), in ``session``'s virtualenv."""
     companions = [
         other.database
         for other in TARGETS
@@ -49,7 +54,7 @@ def tests(session: nox.Session, target: TestTarget) -> None:
         posargs.remove("--nightly")
         env["LISTING_HYPOTHESIS_PROFILE"] = "nightly"
     # The conformance table runs in every session, the hostile-client tests in all but the node ones (tests/matrix.py).
-    session.run("pytest", *target.store.paths, *posargs, env=env)
+    session.run("pytest", *paths, *posargs, env=env)
 
 
 @nox.session
@@ -204,10 +209,26 @@ def sqlmap(session: nox.Session) -> None:
 # interpreter that runs nox (3.11 in CI: .ci/run makes its venv with python3.11). ``floors`` runs the
 # targets that need no database server on Python 3.10, the oldest supported, with the lowest versions
 # pyproject.toml allows; ``pythons`` runs the memory target and one SQLite backend, in turn, on each newer
-# Python. So every serverless target runs on three Pythons, the memory target on all four.
+# Python. So every serverless target runs on three Pythons, the memory target on all four. These sessions
+# look for code that a version breaks, not for another query that the 3.11 matrix would also find: see
+# ``VERSION_PATHS``.
 SERVERLESS_TARGETS = ("memory", "sqlalchemy-sqlite", "piccolo-sqlite")
 OTHER_PYTHONS = {"3.12": ("memory", "sqlalchemy-sqlite"), "3.13": ("memory", "piccolo-sqlite")}
 """The Pythons of the ``pythons`` sessions, each with the targets of tests/matrix.py it runs."""
+VERSION_PATHS = {
+    Store.MEMORY: Store.MEMORY.paths,
+    Store.SQL: ("tests/backends", "tests/conformance"),
+}
+"""The test folders the ``pythons`` and ``floors`` sessions run per kind of target (``floors`` adds tests/demo).
+
+The memory target runs all its folders, tests/hostile included (the ``versions`` profile: 50 hostile
+queries per property); a SQLite backend runs its own tests and the conformance table. Left out there:
+tests/differential and the SQLite backends' tests/hostile (semantics that the ``tests`` sessions compare
+in full on 3.11, the same code on any Python), and ``VERSION_IGNORED``.
+"""
+VERSION_IGNORED = ("tests/differential", "tests/unit/test_missing_servers.py", "tests/unit/test_matrix.py")
+"""Left out of the ``pythons`` and ``floors`` sessions: the differential test (above), and the checks of the
+test runner itself (what a missing server does, the registry of targets), which no Python version changes."""
 
 
 def _pyenv_root() -> Path:
@@ -243,23 +264,26 @@ def _interpreter(version: str) -> str:
     return str(installed[-1]) if installed else f"/python{version}-not-found-on-PATH-or-in-pyenv"
 
 
-def _serverless_tests(session: nox.Session, targets: tuple[str, ...]) -> None:
-    """Run the ``tests`` sessions of ``targets`` (among SERVERLESS_TARGETS) in ``session``'s virtualenv, in turn.
+def _serverless_tests(session: nox.Session, targets: tuple[str, ...], *, demo: bool = False) -> None:
+    """Run the ``VERSION_PATHS`` of ``targets`` (among SERVERLESS_TARGETS) in ``session``'s virtualenv, in turn.
 
-    Without tests/differential (4,000 generated queries per database, most of Piccolo-SQLite's time): it
-    compares the backends with each other, which the ``tests`` sessions do; the conformance table, the
-    backend, demo and hostile tests still run on every backend here, the hostile property tests with the
-    ``versions`` hypothesis profile (50 examples each) unless ``LISTING_HYPOTHESIS_PROFILE`` names another.
+    ``demo``: the SQLite backends also run tests/demo (the demo, which the README's quick start serves
+    on any supported Python). The hostile property tests use the ``versions`` hypothesis profile (50
+    examples each) unless ``LISTING_HYPOTHESIS_PROFILE`` names another.
     """
     session.env["PYTEST_ADDOPTS"] = " ".join(
-        filter(None, [os.environ.get("PYTEST_ADDOPTS"), "--ignore=tests/differential"])
+        [*filter(None, [os.environ.get("PYTEST_ADDOPTS")]), *(f"--ignore={path}" for path in VERSION_IGNORED)]
     )
     # The property tests of tests/hostile with 50 examples rather than 200 (tests/hostile/strategies.py).
     session.env.setdefault("LISTING_HYPOTHESIS_PROFILE", os.environ.get("LISTING_HYPOTHESIS_PROFILE") or "versions")
     for param in MATRIX:
         if param.id in targets:
-            session.log(f"tests({param.id})")
-            tests(session, *param.args)
+            (target,) = param.args
+            paths = VERSION_PATHS[target.store]
+            if demo and target.store is Store.SQL:
+                paths = (*paths, "tests/demo")
+            session.log(f"tests({param.id}): {' '.join(paths)}")
+            _run_target(session, target, paths)
 
 
 @nox.session(default=False, download_python="never")
@@ -273,13 +297,14 @@ def pythons(session: nox.Session, targets: tuple[str, ...]) -> None:
     Interpreters come from PATH or pyenv's versions folder (see ``_interpreter``); a missing one is
     skipped, and fails under CI=true. Arguments pass through to pytest.
     """
+    _install(session, "test")
     _serverless_tests(session, targets)
 
 
 @nox.session(default=False, download_python="never")
 @nox.parametrize("python", [nox.param(_interpreter("3.10"), id="3.10")])
 def floors(session: nox.Session) -> None:
-    """The memory, SQLAlchemy-SQLite and Piccolo-SQLite tests on the lowest versions pyproject.toml allows.
+    """Memory, SQLAlchemy-SQLite and Piccolo-SQLite tests, the demo too, on the lowest versions pyproject.toml allows.
 
     ``uv pip install --resolution lowest-direct``: every package this project names directly (the
     extras and the test group) at its floor, their own dependencies at the newest that fits, on
@@ -288,7 +313,7 @@ def floors(session: nox.Session) -> None:
     if session.venv_backend != "uv":
         session.error("floors needs uv (python3 -m pip install uv): pip has no lowest-direct resolution")
     session.install("--resolution", "lowest-direct", "-e", ".[sqlalchemy,piccolo,beanie,demo]", "--group", "test")
-    _serverless_tests(session, SERVERLESS_TARGETS)
+    _serverless_tests(session, SERVERLESS_TARGETS, demo=True)
 
 
 @nox.session(default=False)
