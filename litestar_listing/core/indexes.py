@@ -12,7 +12,7 @@ from __future__ import annotations
 import enum
 import hashlib
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 from litestar_listing.core.errors import ConfigurationError
@@ -72,12 +72,15 @@ class IndexNeed:
         keys: The keys in order; a ``TRIGRAM`` need has one.
         kind: How the index is built.
         reasons: Why, one phrase per resource and rule (``"flights: default order -time_hour"``).
+        row_key: For a ``TRIGRAM`` need, the table's single integer primary key column (SQLite's
+            rowid), by which a trigram table kept beside it names its rows; None where the table has none.
     """
 
     table: str
     keys: tuple[IndexKey, ...]
     kind: IndexKind = IndexKind.ORDERED
     reasons: tuple[str, ...] = ()
+    row_key: str | None = None
 
     @property
     def identity(self) -> tuple[str, IndexKind, tuple[IndexKey, ...]]:
@@ -124,6 +127,10 @@ class IndexStorage(Protocol):
         """The column of ``entity``'s ``field``; None for a value that is no column (computed)."""
         ...
 
+    def row_key(self, entity: str) -> str | None:
+        """The column of ``entity``'s single integer primary key (on SQLite, the rowid); None for any other key."""
+        ...
+
     def relation_key(self, entity: str, relation: str) -> tuple[str, tuple[str, ...]] | None:
         """The table and columns by which crossing ``entity``'s ``relation`` looks rows up.
 
@@ -163,8 +170,15 @@ class _Needs:
         self.storage = storage
         self.found: list[IndexNeed] = []
 
-    def add(self, table: str, keys: Sequence[IndexKey], reason: str, kind: IndexKind = IndexKind.ORDERED) -> None:
-        need = IndexNeed(table, tuple(keys), kind, (f"{self.resource}: {reason}",))
+    def add(
+        self,
+        table: str,
+        keys: Sequence[IndexKey],
+        reason: str,
+        kind: IndexKind = IndexKind.ORDERED,
+        row_key: str | None = None,
+    ) -> None:
+        need = IndexNeed(table, tuple(keys), kind, (f"{self.resource}: {reason}",), row_key)
         if not self.primary_key.leads(need):
             self.found.append(need)
 
@@ -215,7 +229,8 @@ class _Needs:
             column = self.storage.column(entity, field.path.field)
             if column is not None and field.path.key is None:
                 key = IndexKey(column, nullable=field.field.nullable)
-                self.add(self.storage.table(entity), [key], f"search {field.path.name}", IndexKind.TRIGRAM)
+                table, row_key = self.storage.table(entity), self.storage.row_key(entity)
+                self.add(table, [key], f"search {field.path.name}", IndexKind.TRIGRAM, row_key)
 
 
 def index_needs(
@@ -232,7 +247,8 @@ def index_needs(
     2. Each scope field followed by that order: a tenant's first page walks its own part of it.
     3. Each ordering of ``orders`` (``Resource.indexed_orders``), the primary key appended.
     4. Each relation an exposed filter, ordering or search path crosses: the columns its lookups read.
-    5. Each searched text column: a trigram index (a substring match reads it on PostgreSQL).
+    5. Each searched text column: a trigram index (a substring match reads it on PostgreSQL, and on
+       SQLite where the table's primary key is its rowid).
 
     Orderings through relations or computed values, and scopes on relation paths, are served by the
     relations' own indexes (rule 4) or by none: they add no need of their own.
@@ -276,5 +292,5 @@ def merge_needs(needs: Iterable[IndexNeed]) -> list[IndexNeed]:
             merged[need.identity] = need
         else:
             reasons = tuple(dict.fromkeys((*known.reasons, *need.reasons)))
-            merged[need.identity] = IndexNeed(known.table, known.keys, known.kind, reasons)
+            merged[need.identity] = replace(known, reasons=reasons)
     return list(merged.values())

@@ -15,6 +15,7 @@ __all__ = (
     "LIKE_ESCAPE",
     "LikePattern",
     "Wildcard",
+    "case_variants",
     "caseless_regex",
     "contains_pattern",
     "fold_case",
@@ -60,6 +61,14 @@ def _case_variants() -> dict[str, str]:
     return {folded: "".join(sorted(chars)) for folded, chars in variants.items()}
 
 
+def case_variants(char: str) -> str:
+    """Every character that ``fold_case`` folds as it folds ``char``, in code-point order: ``"k"`` -> ``"KkK"``.
+
+    One character, ``char`` itself, for a character no other folds with (a digit, punctuation).
+    """
+    return _case_variants().get(fold_case(char), char)
+
+
 def _regex_literal(char: str) -> str:
     # ASCII punctuation and space are escaped; a backslash before them is literal in PCRE and in
     # Python's re alike. Letters, digits and non-ASCII characters are literal as they are.
@@ -82,10 +91,9 @@ def caseless_regex(text: str) -> str:
     Returns:
         The pattern, valid for PCRE (MongoDB) and Python's ``re``.
     """
-    variants = _case_variants()
     out: list[str] = []
     for char in text:
-        chars = variants.get(fold_case(char), char)
+        chars = case_variants(char)
         if len(chars) == 1:
             out.append(_regex_literal(char))
         else:

@@ -39,6 +39,9 @@ class Storage:
     def column(self, entity: str, field: str) -> str | None:
         return None if field == "computed" else field
 
+    def row_key(self, entity: str) -> str | None:
+        return "id" if entity == "Thing" else None  # things have an integer key, the others not
+
     def relation_key(self, entity: str, relation: str) -> tuple[str, tuple[str, ...]] | None:
         return self.keys.get((entity, relation))
 
@@ -74,6 +77,8 @@ def test_the_needs_of_a_resource_follow_the_rules() -> None:
         ("users", (key("name", nullable=True),), TRIGRAM, ("things: search owner__name",)),
         ("tags", (key("name", nullable=True),), TRIGRAM, ("things: search tags__name",)),
     ]
+    # A trigram need carries the integer key that names its table's rows on SQLite, where there is one.
+    assert [need.row_key for need in needs if need.kind is TRIGRAM] == ["id", None, None]
 
 
 def test_an_ordering_through_a_relation_needs_no_index_of_its_own() -> None:
@@ -133,38 +138,53 @@ DEP_DELAY = IndexNeed("flights", (key("dep_delay", descending=True, nullable=Tru
     ids=["postgresql", "sqlite", "mariadb"],
 )
 def test_create_index_per_database(database: object, statement: str) -> None:
-    assert create_index(DEP_DELAY, database) == statement  # type: ignore[arg-type]
+    assert create_index(DEP_DELAY, database) == (statement,)  # type: ignore[arg-type]
 
 
-def test_trigram_indexes_are_postgresql_s() -> None:
-    need = IndexNeed("flights", (key("tailnum", nullable=True),), TRIGRAM)
+def test_trigram_indexes_on_postgresql_and_sqlite() -> None:
+    need = IndexNeed("flights", (key("tailnum", nullable=True),), TRIGRAM, row_key="id")
     assert create_index(need, POSTGRESQL) == (
-        "CREATE INDEX IF NOT EXISTS ix_flights_tailnum_trgm ON flights USING gin (lower(tailnum) gin_trgm_ops)"
+        "CREATE INDEX IF NOT EXISTS ix_flights_tailnum_trgm ON flights USING gin (lower(tailnum) gin_trgm_ops)",
     )
-    assert create_index(need, SQLITE) is None
-    assert create_index(need, MARIADB) is None
     assert alembic_operation(need, POSTGRESQL) == (
-        'op.create_index("ix_flights_tailnum_trgm", "flights", [sa.text("lower(tailnum) gin_trgm_ops")],'
-        ' postgresql_using="gin")'
+        (
+            'op.create_index("ix_flights_tailnum_trgm", "flights", [sa.text("lower(tailnum) gin_trgm_ops")],'
+            ' postgresql_using="gin")'
+        ),
     )
+    made = create_index(need, SQLITE)
+    assert made[0] == (
+        "CREATE VIRTUAL TABLE IF NOT EXISTS ix_flights_tailnum_trgm USING fts5(tailnum, content='flights',"
+        " content_rowid='id', tokenize='trigram case_sensitive 1', detail=none)"
+    )
+    assert [statement.split(" ")[5] for statement in made[1:4]] == [
+        "ix_flights_tailnum_trgm_insert",
+        "ix_flights_tailnum_trgm_delete",
+        "ix_flights_tailnum_trgm_update",
+    ]
+    assert made[4] == "INSERT INTO ix_flights_tailnum_trgm(ix_flights_tailnum_trgm) VALUES ('rebuild')"
+    assert alembic_operation(need, SQLITE) == tuple(f"op.execute({statement!r})" for statement in made)
+    # MariaDB has no trigram index; nor has SQLite a trigram table for a table without an integer key.
+    assert create_index(need, MARIADB) == ()
+    assert create_index(IndexNeed("planes", (key("model"),), TRIGRAM), SQLITE) == ()
 
 
 def test_names_that_need_quotes_get_them() -> None:
     need = IndexNeed("Order Lines", (key("Line No", descending=True),))
     assert create_index(need, POSTGRESQL) == (
-        'CREATE INDEX IF NOT EXISTS "ix_Order Lines_Line No_desc" ON "Order Lines" ("Line No" DESC)'
+        'CREATE INDEX IF NOT EXISTS "ix_Order Lines_Line No_desc" ON "Order Lines" ("Line No" DESC)',
     )
     assert create_index(need, MARIADB) == (
-        "CREATE INDEX IF NOT EXISTS `ix_Order Lines_Line No_desc` ON `Order Lines` (`Line No` DESC)"
+        "CREATE INDEX IF NOT EXISTS `ix_Order Lines_Line No_desc` ON `Order Lines` (`Line No` DESC)",
     )
 
 
 def test_alembic_operations_spell_columns_and_ordered_keys() -> None:
     assert alembic_operation(DEP_DELAY, POSTGRESQL) == (
-        'op.create_index("ix_flights_dep_delay_desc_id", "flights", [sa.text("dep_delay DESC NULLS LAST"), "id"])'
+        'op.create_index("ix_flights_dep_delay_desc_id", "flights", [sa.text("dep_delay DESC NULLS LAST"), "id"])',
     )
     assert alembic_operation(DEP_DELAY, SQLITE) == (
-        'op.create_index("ix_flights_dep_delay_desc_id", "flights", [sa.text("dep_delay DESC"), "id"])'
+        'op.create_index("ix_flights_dep_delay_desc_id", "flights", [sa.text("dep_delay DESC"), "id"])',
     )
 
 

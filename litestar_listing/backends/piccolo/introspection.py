@@ -285,6 +285,11 @@ class TableStorage:
         column = self._info[entity].fields.get(field)
         return None if column is None else str(column._meta.db_column_name)
 
+    def row_key(self, entity: str) -> str | None:
+        """The primary key column that is SQLite's rowid: a ``Serial`` or an ``Integer`` one."""
+        key = self._info[entity].table._meta.primary_key
+        return str(key._meta.db_column_name) if isinstance(key, (Serial, Integer)) else None
+
     def relation_key(self, entity: str, relation: str) -> tuple[str, tuple[str, ...]] | None:  # noqa: D102
         key = self._info[entity].relations[relation].column
         if key._meta.primary_key:

@@ -9,16 +9,21 @@ over the case-folded column (docs: indexes, "What counts as existing").
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from litestar_listing.backends.relational.databases import MARIADB, POSTGRESQL, SQLITE, Database
 from litestar_listing.core.indexes import IndexKey, IndexKind, IndexNeed
+from litestar_listing.core.text import LikePattern, Wildcard, case_variants, fold_case
 
 __all__ = (
     "TRIGRAM_DATABASES",
     "TRIGRAM_EXTENSION",
+    "TRIGRAM_PHRASES",
+    "TRIGRAM_TERMS",
+    "TRIGRAM_TOKENIZER",
     "Catalog",
     "ExistingIndex",
     "alembic_operation",
@@ -26,11 +31,22 @@ __all__ = (
     "create_index",
     "existing_indexes",
     "serving",
+    "trigram_match",
 )
 
-TRIGRAM_DATABASES = frozenset({POSTGRESQL.name})
+TRIGRAM_DATABASES = frozenset({POSTGRESQL.name, SQLITE.name})
 """The databases where a trigram index serves a substring match of the listing's statements:
-PostgreSQL's ``pg_trgm``, over ``lower(column)`` as the statements fold case."""
+PostgreSQL's ``pg_trgm`` over ``lower(column)`` as the statements fold case, which its planner reads
+by itself; SQLite's FTS5 ``trigram`` tables, which the statements name (``trigram_match``)."""
+
+TRIGRAM_TOKENIZER = "trigram case_sensitive 1"
+"""The tokenizer of the SQLite trigram tables: every character as it is, so that which rows match
+never depends on SQLite's own case folding (``trigram_match`` asks for each case variant)."""
+
+TRIGRAM_TERMS = 4
+"""The most trigrams of a pattern one SQLite match asks for (those with the fewest case variants first)."""
+TRIGRAM_PHRASES = 64
+"""The most phrases (trigrams, case variants counted) in one SQLite match: its size stays bounded."""
 
 TRIGRAM_EXTENSION = "CREATE EXTENSION IF NOT EXISTS pg_trgm"
 """What a trigram index needs first on PostgreSQL: ``pg_trgm``, a trusted extension since PostgreSQL 13."""
@@ -94,34 +110,107 @@ def _key_sql(key: IndexKey, database: Database) -> str:
     return f"{column} DESC{nulls}"
 
 
-def create_index(need: IndexNeed, database: Database) -> str | None:
-    """The ``CREATE INDEX`` of ``need`` on ``database``; None where no index of its kind serves the listing there.
+def create_index(need: IndexNeed, database: Database) -> tuple[str, ...]:
+    """The statements that make ``need``'s index on ``database``, in order; none where no such index serves there.
 
-    A trigram need is PostgreSQL's alone (``TRIGRAM_DATABASES``), and needs its ``pg_trgm``
-    extension first: ``TRIGRAM_EXTENSION``.
+    A trigram need is PostgreSQL's and SQLite's (``TRIGRAM_DATABASES``). PostgreSQL's needs its
+    ``pg_trgm`` extension first: ``TRIGRAM_EXTENSION``. SQLite's is an FTS5 table of the column's
+    trigrams beside the table (external content: it stores no copy of the text), named by the
+    table's integer primary key (``IndexNeed.row_key``; a table without one gets none), the triggers
+    that keep it in step with every insert, update and delete, and the statement that fills it from
+    the rows already there (docs: indexes, "Trigram indexes on SQLite").
     """
     name, table = _quoted(need.name, database), _quoted(need.table, database)
-    if need.kind is IndexKind.TRIGRAM:
-        if database.name not in TRIGRAM_DATABASES:
-            return None
-        column = _quoted(need.keys[0].column, database)
-        return f"CREATE INDEX IF NOT EXISTS {name} ON {table} USING gin (lower({column}) gin_trgm_ops)"
-    keys = ", ".join(_key_sql(key, database) for key in need.keys)
-    return f"CREATE INDEX IF NOT EXISTS {name} ON {table} ({keys})"
+    if need.kind is not IndexKind.TRIGRAM:
+        keys = ", ".join(_key_sql(key, database) for key in need.keys)
+        return (f"CREATE INDEX IF NOT EXISTS {name} ON {table} ({keys})",)
+    column = _quoted(need.keys[0].column, database)
+    if database is POSTGRESQL:
+        return (f"CREATE INDEX IF NOT EXISTS {name} ON {table} USING gin (lower({column}) gin_trgm_ops)",)
+    if database is not SQLITE or need.row_key is None:
+        return ()
+    key = _quoted(need.row_key, database)
+    options = f"content={_text(need.table)}, content_rowid={_text(need.row_key)}, tokenize={_text(TRIGRAM_TOKENIZER)}"
+    # Names and columns are the models', never a client's text.
+    add = f"INSERT INTO {name}(rowid, {column}) VALUES (new.{key}, new.{column});"  # noqa: S608
+    drop = f"INSERT INTO {name}({name}, rowid, {column}) VALUES ('delete', old.{key}, old.{column});"  # noqa: S608
+    triggers = {
+        "insert": (f"AFTER INSERT ON {table}", add),
+        "delete": (f"AFTER DELETE ON {table}", drop),
+        "update": (f"AFTER UPDATE OF {column}, {key} ON {table}", f"{drop} {add}"),
+    }
+    return (
+        f"CREATE VIRTUAL TABLE IF NOT EXISTS {name} USING fts5({column}, {options}, detail=none)",
+        *(
+            f"CREATE TRIGGER IF NOT EXISTS {_quoted(f'{need.name}_{event}', database)} {when} BEGIN {body} END"
+            for event, (when, body) in triggers.items()
+        ),
+        f"INSERT INTO {name}({name}) VALUES ('rebuild')",  # noqa: S608
+    )
 
 
-def alembic_operation(need: IndexNeed, database: Database) -> str | None:
-    """``need`` as an Alembic operation (``op.create_index``) for ``database``; None as for ``create_index``."""
+def _text(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
+
+
+def alembic_operation(need: IndexNeed, database: Database) -> tuple[str, ...]:
+    """``need`` as Alembic operations for ``database``: ``op.create_index``, or ``op.execute`` of each statement.
+
+    An ``op.execute`` per statement of ``create_index`` for SQLite's trigram tables; none where
+    ``create_index`` gives none.
+    """
     if need.kind is IndexKind.TRIGRAM:
-        if database.name not in TRIGRAM_DATABASES:
-            return None
+        if database is not POSTGRESQL:
+            return tuple(f"op.execute({statement!r})" for statement in create_index(need, database))
         expression = f"lower({_quoted(need.keys[0].column, database)}) gin_trgm_ops"
-        return f'op.create_index("{need.name}", "{need.table}", [sa.text("{expression}")], postgresql_using="gin")'
+        return (f'op.create_index("{need.name}", "{need.table}", [sa.text("{expression}")], postgresql_using="gin")',)
     keys = []
     for key in need.keys:
         spelled = _key_sql(key, database)
         keys.append(f'"{key.column}"' if spelled == key.column else f'sa.text("{spelled}")')
-    return f'op.create_index("{need.name}", "{need.table}", [{", ".join(keys)}])'
+    return (f'op.create_index("{need.name}", "{need.table}", [{", ".join(keys)}])',)
+
+
+def trigram_match(pattern: LikePattern, *, folded: bool) -> str | None:
+    """The FTS5 query of a SQLite trigram table (``create_index``) whose rows include every row ``pattern`` matches.
+
+    Each run of three characters of the pattern's literal text is a trigram that every matching
+    row holds; folded (``ilike``, ``search``), it holds one of its case variants (the characters
+    that fold to each one, ``core.text.case_variants``), asked for as an OR of phrases. Up to
+    ``TRIGRAM_TERMS`` trigrams are ANDed, those with the fewest variants first, at most
+    ``TRIGRAM_PHRASES`` phrases in all. The statement still checks each candidate with its own
+    match, so the answer is the same with or without the table (docs: indexes, "Trigram indexes on
+    SQLite").
+
+    Returns:
+        The query, or None where the pattern has no literal run of three characters (every row is
+        then read).
+    """
+    grams: dict[str, tuple[str, ...]] = {}
+    for part in pattern:
+        if isinstance(part, Wildcard):
+            continue
+        text = fold_case(part) if folded else part
+        for start in range(len(text) - 2):
+            gram = text[start : start + 3]
+            if gram not in grams:
+                choices = [case_variants(char) if folded else char for char in gram]
+                grams[gram] = tuple("".join(chars) for chars in itertools.product(*choices))
+    chosen: list[tuple[str, ...]] = []
+    phrases = 0
+    for variants in sorted(grams.values(), key=len):
+        if len(chosen) == TRIGRAM_TERMS or phrases + len(variants) > TRIGRAM_PHRASES:
+            break
+        chosen.append(variants)
+        phrases += len(variants)
+    if not chosen:
+        return None
+    return " AND ".join("(" + " OR ".join(_phrase(variant) for variant in variants) + ")" for variants in chosen)
+
+
+def _phrase(text: str) -> str:
+    # An FTS5 string: any characters, a double quote doubled.
+    return '"' + text.replace('"', '""') + '"'
 
 
 def catalog_sql(database: Database, table: str) -> str:
@@ -155,6 +244,12 @@ def catalog_sql(database: Database, table: str) -> str:
             " WHERE ix.key = 1 AND il.partial = 0"
             " UNION ALL SELECT '(primary key)', 'ordered', ti.name, 0, 1"
             f" FROM pragma_table_info({literal}) AS ti WHERE ti.pk > 0"
+            # A trigram table of ``create_index``'s form over this table: it serves the folded match.
+            " UNION ALL SELECT m.name, 'trigram', 'lower(' || fc.name || ')', 0, 0"
+            " FROM sqlite_master AS m, pragma_table_info(m.name) AS fc"
+            " WHERE m.type = 'table' AND m.sql LIKE 'CREATE VIRTUAL TABLE % USING fts5(%'"
+            f" AND instr(m.sql, {_text('content=' + _text(table) + ',')}) > 0"
+            f" AND instr(m.sql, {_text('tokenize=' + _text(TRIGRAM_TOKENIZER))}) > 0"
             " ORDER BY 1"
         )
     return (

@@ -8,6 +8,7 @@ from typing import Any
 
 from sqlalchemy import Column, Index, Table, UniqueConstraint, inspect
 from sqlalchemy import types as sa_types
+from sqlalchemy.dialects import sqlite
 from sqlalchemy.orm import ColumnProperty, Mapper, RelationshipDirection
 from sqlalchemy.sql import operators
 from sqlalchemy.sql.elements import ColumnElement, TextClause, UnaryExpression
@@ -238,6 +239,13 @@ class MappedStorage:
             return None
         column = prop.columns[0]
         return str(column.name) if isinstance(column, Column) and column.table is mapper.local_table else None
+
+    def row_key(self, entity: str) -> str | None:
+        """The primary key column that is SQLite's rowid: the only one, declared ``INTEGER`` there."""
+        keys = list(self._mappers[entity].local_table.primary_key.columns)  # type: ignore[attr-defined]
+        if len(keys) != 1 or keys[0].type.compile(dialect=sqlite.dialect()) != "INTEGER":
+            return None
+        return str(keys[0].name)
 
     def relation_key(self, entity: str, relation: str) -> tuple[str, tuple[str, ...]] | None:  # noqa: D102
         rel = self._mappers[entity].relationships[relation]
