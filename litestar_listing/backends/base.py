@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, TypeVar, get_args, runtime_checkable
@@ -26,6 +26,7 @@ __all__ = (
     "ListingBackend",
     "Page",
     "TotalMode",
+    "TrigramTable",
     "check_contract",
     "dispatch",
     "driver_unavailable",
@@ -158,10 +159,15 @@ class CompilerCache(Generic[ValueT]):
     def __init__(self, reads: Sequence[str], size: int = 256) -> None:
         self.reads = tuple(reads)
         self.size = size
-        self._kept: dict[tuple[str, tuple[Policy | None, ...]], ValueT] = {}
+        self._kept: dict[tuple[Hashable, tuple[Policy | None, ...]], ValueT] = {}
 
-    def get(self, dialect: str, query: ListQuery | None, build: Callable[[Mapping[str, Policy]], ValueT]) -> ValueT:
-        """The value for ``dialect`` and ``query``'s policies: kept, or ``build(policies by model name)``."""
+    def get(
+        self, dialect: Hashable, query: ListQuery | None, build: Callable[[Mapping[str, Policy]], ValueT]
+    ) -> ValueT:
+        """The value for ``dialect`` (a name, or what else the value depends on) and ``query``'s policies.
+
+        Kept, or ``build(policies by model name)``.
+        """
         key = _policies_key(query, self.reads) if self.reads and query is not None else ()
         value = None if key is None else self._kept.get((dialect, key))
         if value is None:
@@ -239,6 +245,24 @@ class Capabilities:
 
 
 @dataclass(frozen=True, slots=True)
+class TrigramTable:
+    """A trigram table whose candidates a text match on one field reads first.
+
+    Docs: indexes, "Trigram indexes on SQLite". The plugin finds them in an application's SQLite
+    database when it starts (``plugin.indexes.trigram_tables``).
+
+    Attributes:
+        entity: The model (a ``ModelGraph`` entity name).
+        field: Its text field.
+        table: The FTS5 table of the field's column, named by the model's integer primary key.
+    """
+
+    entity: str
+    field: str
+    table: str
+
+
+@dataclass(frozen=True, slots=True)
 class ListContext:
     """Per-call inputs of ``ListingBackend.fetch`` besides the query.
 
@@ -267,6 +291,8 @@ class ListContext:
             backend can (``Capabilities.count_in_page``), instead of counting apart; the plugin sets it
             for a list whose page sorts and searches every matching row anyway
             (``core.cost.counts_with_page``; docs: design, "Totals"). A backend that cannot ignores it.
+        trigram_tables: The trigram tables a SQLite statement may read its text matches' candidates
+            from (the application's, found when it started); a backend or database without them ignores them.
     """
 
     request: Any = None
@@ -279,6 +305,7 @@ class ListContext:
     primary: bool = False
     parallel: bool = True
     count_in_page: bool = False
+    trigram_tables: frozenset[TrigramTable] = frozenset()
 
     def remaining(self) -> float | None:
         """Seconds left before ``deadline`` (at least a millisecond), or None without one.

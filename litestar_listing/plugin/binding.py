@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from litestar.connection import ASGIConnection
     from litestar.datastructures import State
 
+    from litestar_listing.backends.base import TrigramTable
     from litestar_listing.core.cost import Cost
     from litestar_listing.core.query import Filter, ListQuery
     from litestar_listing.plugin.admission import Admission
@@ -53,9 +54,24 @@ class Binding:
         client: Who a request's client is, for admission's shares and the budget (the plugin's ``client``).
         expensive_cost: The cost from which a list is expensive (the plugin's ``expensive_cost``), its
             lane when there is no ``admission`` to place it.
+
+    Attributes:
+        trigram_tables: The SQLite trigram tables its lists' text matches read first, found in the
+            application's database when it starts (``plugin.indexes.trigram_tables``; docs: indexes,
+            "Trigram indexes on SQLite"); empty until then, and on other databases.
     """
 
-    __slots__ = ("_operation", "admission", "budget", "client", "expensive_cost", "policies", "resource", "state")
+    __slots__ = (
+        "_operation",
+        "admission",
+        "budget",
+        "client",
+        "expensive_cost",
+        "policies",
+        "resource",
+        "state",
+        "trigram_tables",
+    )
 
     def __init__(
         self,
@@ -74,6 +90,8 @@ class Binding:
         self.budget = budget
         self.client = client
         self.expensive_cost = expensive_cost
+        # Read when the application starts (``ListingPlugin.read_trigram_tables``).
+        self.trigram_tables: frozenset[TrigramTable] = frozenset()
         self._operation: type[Operation] | None = None
 
     @property

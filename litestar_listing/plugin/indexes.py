@@ -14,7 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from litestar_listing.backends.relational.databases import DATABASES, POSTGRESQL, Database
+from litestar_listing.backends.base import TrigramTable
+from litestar_listing.backends.relational.databases import DATABASES, POSTGRESQL, SQLITE, Database
 from litestar_listing.backends.relational.indexes import (
     TRIGRAM_EXTENSION,
     Catalog,
@@ -24,13 +25,14 @@ from litestar_listing.backends.relational.indexes import (
     serving,
 )
 from litestar_listing.core.errors import ConfigurationError
-from litestar_listing.core.indexes import IndexKind, IndexNeed, index_needs, merge_needs
+from litestar_listing.core.fields import ValueType
+from litestar_listing.core.indexes import IndexKind, IndexNeed, IndexStorage, index_needs, merge_needs
 from litestar_listing.plugin.prepared import prepare
 
 if TYPE_CHECKING:
     from litestar_listing.plugin.resource import Resource
 
-__all__ = ("FORMATS", "Advice", "advise", "log_missing", "report")
+__all__ = ("FORMATS", "Advice", "advise", "log_missing", "report", "trigram_tables")
 
 FORMATS = ("sql", "alembic", "piccolo")
 """The forms ``report`` writes: SQL statements, Alembic operations, a Piccolo migration's raw step."""
@@ -138,6 +140,51 @@ async def advise(resources: Sequence[Resource], *, read_catalogs: bool = True, r
     return advice
 
 
+async def trigram_tables(resource: Resource, catalog: Catalog | None = None) -> frozenset[TrigramTable]:
+    """The SQLite trigram tables ``resource``'s text matches may read their candidates from.
+
+    Those of ``create_index``'s form over a text field of a model its lists reach, whose table's
+    integer primary key names the rows (docs: indexes, "Trigram indexes on SQLite"). The plugin reads
+    them once per application when it starts; a table made later is read after a restart. Empty on
+    another database, and for a backend without SQL tables or without an engine of its own (a
+    session given per call): its lists then read every row, with the same answers.
+
+    Args:
+        resource: The resource.
+        catalog: Where to read them; None: its backend's own (``index_catalog``).
+
+    Raises:
+        ConfigurationError: The resource's declaration does not match its models (``prepare``).
+        UnavailableError, OSError: The catalog cannot be read (driver errors pass through as raised).
+    """
+    storage_of = getattr(resource.backend, "index_storage", None)
+    catalog_of = getattr(resource.backend, "index_catalog", None)
+    if catalog is None and catalog_of is not None:
+        catalog = catalog_of()
+    if storage_of is None or catalog is None or catalog.database is not SQLITE:
+        return frozenset()
+    storage: IndexStorage = storage_of()
+    fields: dict[str, list[tuple[str, str, str]]] = {}
+    for name, entity in prepare(resource).field_map.graph.entities.items():
+        key = storage.column(name, entity.pk[0]) if len(entity.pk) == 1 else None
+        if key is None or storage.row_key(name) != key:
+            continue
+        for field, info in entity.fields.items():
+            column = None if info.type is not ValueType.TEXT or info.computed else storage.column(name, field)
+            if column is not None:
+                fields.setdefault(storage.table(name), []).append((name, field, column))
+    found: set[TrigramTable] = set()
+    for table, columns in fields.items():
+        for index in await catalog.indexes(table):
+            if index.kind is IndexKind.TRIGRAM and index.keys:
+                found.update(
+                    TrigramTable(name, field, index.name)
+                    for name, field, column in columns
+                    if index.keys[0][0] == f"lower({column})"
+                )
+    return frozenset(found)
+
+
 def _piccolo_step(statements: Sequence[str]) -> list[str]:
     body = [f"    await engine.run_ddl({statement!r})" for statement in statements]
     return [
@@ -199,12 +246,12 @@ def report(
             lines.append(_status(item, target, read=read) + "; ".join(item.need.reasons))
             if not to_make:
                 continue
-            if item.need.kind is IndexKind.TRIGRAM:
+            if item.need.kind is IndexKind.TRIGRAM and target is POSTGRESQL:
                 first = f'op.execute("{TRIGRAM_EXTENSION}")' if form == "alembic" else TRIGRAM_EXTENSION
                 if first not in statements:
                     statements.append(first)
             made = alembic_operation(item.need, target) if form == "alembic" else create_index(item.need, target)
-            statements.append(str(made))
+            statements.extend(made)
         if form == "piccolo" and statements:
             lines += _piccolo_step(statements)
         else:
@@ -215,7 +262,7 @@ def report(
 
 def _to_make(item: Advice, target: Database, *, read: bool) -> bool:
     exists = read and item.existing is not None
-    return not exists and item.within is None and create_index(item.need, target) is not None
+    return not exists and item.within is None and bool(create_index(item.need, target))
 
 
 def _tally(items: Sequence[Advice], known: Sequence[bool], target: Database) -> str:
@@ -231,7 +278,7 @@ def _status(item: Advice, target: Database, *, read: bool) -> str:
         return f"-- exists as {item.existing}: "
     if item.within is not None:
         return f"-- served by {item.within}: "
-    if create_index(item.need, target) is None:
+    if not create_index(item.need, target):
         return f"-- no index serves this on {target.name} (every row is read): "
     return f"-- {'missing' if read else 'advised'} {item.need.name}: "
 
@@ -254,5 +301,5 @@ async def log_missing(resources: Sequence[Resource]) -> None:
                 "missing index for %s on %s: %s (litestar-listing indexes prints every one)",
                 "; ".join(item.need.reasons),
                 item.database.name,
-                create_index(item.need, item.database),
+                create_index(item.need, item.database)[0],
             )

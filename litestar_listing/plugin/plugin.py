@@ -10,13 +10,15 @@ from litestar.openapi.spec import Operation
 from litestar.plugins import InitPlugin, ReceiveRoutePlugin
 from litestar.routes import HTTPRoute
 
+from litestar_listing.backends.relational.databases import SQLITE
 from litestar_listing.core.errors import ConfigurationError
 from litestar_listing.plugin.admission import Admission
 from litestar_listing.plugin.binding import STATE_KEY, Binding, ListingState, unregistered
 from litestar_listing.plugin.budget import client_of
 from litestar_listing.plugin.exceptions import exception_handlers
 from litestar_listing.plugin.handlers import head_as_get, head_handler, list_handler
-from litestar_listing.plugin.indexes import log_missing
+from litestar_listing.plugin.indexes import log_missing, trigram_tables
+from litestar_listing.plugin.indexes import logger as index_logger
 from litestar_listing.plugin.openapi import SharedSchemas, with_shared_schemas
 from litestar_listing.plugin.policies import RowPolicies, RowPolicy
 from litestar_listing.plugin.prepared import prepare
@@ -31,6 +33,7 @@ if TYPE_CHECKING:
     from litestar.handlers import HTTPRouteHandler
     from litestar.routes import BaseRoute
 
+    from litestar_listing.backends.relational.indexes import Catalog
     from litestar_listing.plugin.budget import CostBudget
     from litestar_listing.plugin.resource import Resource
 
@@ -200,6 +203,7 @@ class ListingPlugin(InitPlugin, ReceiveRoutePlugin):
             app_config.route_handlers.append(head_handler(route))
         state.routed.update(self.mounted)
         app_config.on_startup.append(self.check_started)
+        app_config.on_startup.append(self.read_trigram_tables)
         if self.check_indexes:
             app_config.on_startup.append(self.log_missing_indexes)
         if app_config.openapi_config is not None:
@@ -221,6 +225,31 @@ class ListingPlugin(InitPlugin, ReceiveRoutePlugin):
             expensive_cost=self.expensive_cost,
             client_share=self.client_share,
         )
+
+    async def read_trigram_tables(self, app: Litestar) -> None:
+        """Find, when the application starts, the SQLite trigram tables its resources' text matches read first.
+
+        A start-up hook of the application (after ``check_started``): each resource's binding in this
+        application keeps what ``plugin.indexes.trigram_tables`` finds (docs: indexes, "Trigram indexes
+        on SQLite"). A database that cannot be read is a warning on the ``litestar_listing.indexes``
+        logger, and its lists read every row, with the same answers: this never stops the application.
+        """
+        state = ListingState.of(app.state)
+        if state is None:
+            return
+        for resource in self.resources:
+            binding = state.bindings.get(resource)
+            catalog_of = getattr(resource.backend, "index_catalog", None)
+            catalog: Catalog | None = None if binding is None or catalog_of is None else catalog_of(pooled=False)
+            if binding is None or catalog is None or catalog.database is not SQLITE:
+                continue
+            try:
+                binding.trigram_tables = await trigram_tables(resource, catalog)
+            except Exception as error:  # noqa: BLE001 - the lists still answer, reading every row
+                index_logger.warning("the trigram tables of %r could not be read: %s", resource.name, error)
+            finally:
+                if catalog.release is not None:
+                    await catalog.release()
 
     async def log_missing_indexes(self) -> None:
         """The start-up check of ``check_indexes``: a warning per missing index (``plugin.indexes.log_missing``)."""

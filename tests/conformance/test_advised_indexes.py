@@ -1,22 +1,25 @@
 """The case table again on every relational target, with the indexes the advisor gives made: the same answers.
 
 An index changes how a database reads the rows, never which: the descending keys with their NULLs,
-the keys of scopes and relations, and on PostgreSQL the trigram indexes over ``lower(column)`` that a
-search and the ``ilike`` filters read, their candidates checked by the statement (docs: indexes,
-"What the advisor recommends"). A database of its own holds the fixture with them.
+the keys of scopes and relations, and the trigram indexes that a search and the ``ilike`` filters
+read, their candidates checked by the statement: on PostgreSQL over ``lower(column)``, on SQLite the
+FTS5 tables the statements name (docs: indexes, "What the advisor recommends"). A database of its
+own holds the fixture with them.
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
 
 import pytest
 from sqlalchemy import text
 
-from litestar_listing.backends.relational.databases import DATABASES, Database
+from litestar_listing.backends.base import TrigramTable
+from litestar_listing.backends.relational.databases import DATABASES, SQLITE, Database
 from litestar_listing.backends.relational.indexes import TRIGRAM_EXTENSION, Catalog, create_index
 from litestar_listing.core.indexes import IndexKind
-from litestar_listing.plugin.indexes import advise
+from litestar_listing.plugin.indexes import advise, trigram_tables
 from tests.conformance import test_conformance
 from tests.conformance.cases import CASES, Case
 from tests.conformance.targets import Target, open_target
@@ -43,16 +46,24 @@ async def _make_advised_indexes(target: Target, database: Database) -> tuple[set
     """Make every index the advisor gives for the target's resources; their names, and their tables."""
     advice = await advise(list(target.resources.values()), read_catalogs=False)
     made = {item.need.name: create_index(item.need, database) for item in advice if item.within is None}
-    statements = [statement for statement in made.values() if statement is not None]
+    statements = [statement for made_one in made.values() for statement in made_one]
     if database.name == "postgresql" and any(item.need.kind is IndexKind.TRIGRAM for item in advice):
         statements.insert(0, TRIGRAM_EXTENSION)
     for statement in statements:
         await _run(target, statement)
-    return {name for name, statement in made.items() if statement is not None}, {item.need.table for item in advice}
+    return {name for name, made_one in made.items() if made_one}, {item.need.table for item in advice}
+
+
+@dataclass
+class Indexed:
+    """A target with the advised indexes made, and the trigram tables of each resource (SQLite's)."""
+
+    target: Target
+    trigram_tables: dict[str, frozenset[TrigramTable]]
 
 
 @pytest.fixture(scope="module", params=RELATIONAL, ids=str)
-async def indexed(request: pytest.FixtureRequest) -> AsyncIterator[Target]:
+async def indexed(request: pytest.FixtureRequest) -> AsyncIterator[Indexed]:
     test_target: TestTarget = request.param
     async with open_target(test_target, "litestar_listing_conformance_indexed") as loaded:
         database = DATABASES[test_target.database]
@@ -62,9 +73,15 @@ async def indexed(request: pytest.FixtureRequest) -> AsyncIterator[Target]:
         catalog = Catalog(database, "", lambda sql: _run(loaded, sql))
         found = {index.name for table in sorted(tables) for index in await catalog.indexes(table)}
         assert names <= found
-        yield loaded
+        # On SQLite the statements name the trigram tables: those of the searched things' names.
+        trigram = {name: await trigram_tables(resource, catalog) for name, resource in loaded.resources.items()}
+        if database is SQLITE:
+            assert TrigramTable("Thing", "name", "ix_things_name_trgm") in trigram["things"], trigram
+        else:
+            assert not any(trigram.values())
+        yield Indexed(loaded, trigram)
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda case: case.id)
-async def test_case_with_the_advised_indexes(indexed: Target, case: Case) -> None:
-    await test_conformance.run_case(indexed, case)
+async def test_case_with_the_advised_indexes(indexed: Indexed, case: Case) -> None:
+    await test_conformance.run_case(indexed.target, case, trigram_tables=indexed.trigram_tables)

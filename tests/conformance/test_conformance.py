@@ -13,6 +13,7 @@ from urllib.parse import parse_qsl
 
 import pytest
 
+from litestar_listing.backends.base import TrigramTable
 from litestar_listing.core.errors import InvalidQueryError
 from litestar_listing.core.parsing import forced_filter
 from litestar_listing.core.query import ListQuery, Policy
@@ -50,8 +51,17 @@ async def test_case(target: Target, case: Case) -> None:
     await run_case(target, case)
 
 
-async def run_case(target: Target, case: Case, *, count_in_page: bool = False) -> None:
-    """Run ``case`` on ``target`` and check what it expects, with ``ListContext.count_in_page`` as given."""
+async def run_case(
+    target: Target,
+    case: Case,
+    *,
+    count_in_page: bool = False,
+    trigram_tables: Mapping[str, frozenset[TrigramTable]] | None = None,
+) -> None:
+    """Run ``case`` on ``target`` and check what it expects.
+
+    With ``ListContext.count_in_page`` as given, and the trigram tables of each resource by its name.
+    """
     missing = case.needs - target.capabilities
     if missing:
         pytest.skip(f"{target.id} lacks {sorted(missing)}")
@@ -66,9 +76,9 @@ async def run_case(target: Target, case: Case, *, count_in_page: bool = False) -
     query, _ = prepare(resource).parse_priced(params, forced)
     query = with_policies(query, prepare(resource).field_map.graph, case)
     async with target.context() as context:
-        page = await resource.backend.fetch(
-            query, dataclasses.replace(context, load=loads(case), count_in_page=count_in_page)
-        )
+        tables = frozenset() if trigram_tables is None else trigram_tables.get(case.resource, frozenset())
+        called = dataclasses.replace(context, load=loads(case), count_in_page=count_in_page, trigram_tables=tables)
+        page = await resource.backend.fetch(query, called)
     if case.ids is not None:
         assert [item["id"] for item in page.items] == list(case.ids)
     if case.total is not None:

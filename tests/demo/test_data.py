@@ -15,7 +15,7 @@ import pathlib
 import time
 import zipfile
 from collections import Counter
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
@@ -29,11 +29,14 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, create_async_engin
 from sqlalchemy.orm import selectinload
 
 from litestar_listing import Resource
+from litestar_listing.backends.relational.compiler import trigram_lookup
 from litestar_listing.backends.relational.databases import database
+from litestar_listing.backends.relational.indexes import Catalog
 from litestar_listing.backends.sqlalchemy import SQLAlchemyBackend, prepare_engine
 from litestar_listing.backends.sqlalchemy.compiler import STATEMENT_COMPILERS
 from litestar_listing.demo import data
 from litestar_listing.demo.models import DemoBase, DemoMeta, Flight, WatchedFlight
+from litestar_listing.plugin.indexes import trigram_tables
 from litestar_listing.plugin.prepared import prepare
 from tests.conftest import demo_sqlite_copy, mariadb_database_url, postgres_database_url
 from tests.harness import MARIADB_URL, POSTGRES_URL, drop_mariadb_databases
@@ -252,7 +255,7 @@ async def test_schema_keys_and_indexes(demo_engine: AsyncEngine) -> None:
     names = ("carrier_tailnum", "origin_carrier", "dest", "tailnum", "time_hour_id", "carrier_time_hour_desc_id")
     expected = {f"ix_flights_{column}" for column in names}
     # NULLS LAST on PostgreSQL; elsewhere a descending order puts NULLs last by itself. The trigram
-    # index of the searched tail number is PostgreSQL's.
+    # index of the searched tail number is PostgreSQL's; SQLite's is a table (the test below).
     if demo_engine.dialect.name == "postgresql":
         expected |= {"ix_flights_dep_delay_id", "ix_flights_tailnum_trgm"}
     else:
@@ -509,11 +512,22 @@ def test_data_dir_names_the_extra_when_the_package_is_missing(monkeypatch: pytes
 # ------------------------------------------------------------------- date parts and the time_hour index
 
 
-async def _count_plan(engine: AsyncEngine, query: str) -> str:
-    """The database's plan of the flights total for ``query``: the shared compiler's statement as sent."""
-    listed = prepare(Resource("flights", SQLAlchemyBackend(Flight), filter_fields=("*",)))
-    kind = STATEMENT_COMPILERS[database(engine.dialect.name, "SQLAlchemyBackend", STATEMENT_COMPILERS).name]
-    compiler = kind(Flight, select(Flight), {}, custom_base=False)
+async def _count_plan(engine: AsyncEngine, query: str, *, trigram: bool = False) -> str:
+    """The database's plan of the flights total for ``query``: the shared compiler's statement as sent.
+
+    ``trigram``: with the trigram tables the plugin finds in the database when the demo starts (SQLite's).
+    """
+    resource = Resource("flights", SQLAlchemyBackend(Flight), filter_fields=("*",))
+    listed = prepare(resource)
+    found = database(engine.dialect.name, "SQLAlchemyBackend", STATEMENT_COMPILERS)
+    compiler = STATEMENT_COMPILERS[found.name](Flight, select(Flight), {}, custom_base=False)
+    if trigram:
+
+        async def rows(sql: str) -> Sequence[Sequence[object]]:
+            async with engine.connect() as conn:
+                return (await conn.exec_driver_sql(sql)).all()
+
+        compiler.trigram_tables = trigram_lookup(await trigram_tables(resource, Catalog(found, "", rows)))
     _, total = compiler.compile(listed.parser.parse(parse_qsl(query)))
     sent: list[tuple[str, Any]] = []
 
@@ -559,18 +573,26 @@ async def test_a_date_is_a_range_the_time_hour_index_serves(
     assert searched is indexed, plan
 
 
-async def test_a_substring_filter_reads_the_trigram_index_on_postgresql(demo_url: str) -> None:
-    # The demo has the advisor's trigram index over lower(tailnum) on PostgreSQL (docs: indexes, "What
-    # the advisor recommends"): the statement's lower(tailnum) LIKE '%n12%' is read from it. SQLite and
-    # MariaDB have no such index: every row is read, through a table or an index scan.
+async def test_a_substring_filter_reads_the_trigram_index(demo_url: str) -> None:
+    # The demo has the advisor's trigram indexes (docs: indexes, "What the advisor recommends"). On
+    # PostgreSQL the statement's lower(tailnum) LIKE '%n12%' is read from the index over lower(tailnum);
+    # on SQLite the statement names the FTS5 trigram table, whose rows lead to flights by their key.
+    # MariaDB has no such index: every row is read, through a table or an index scan.
     engine = create_async_engine(demo_url)
     prepare_engine(engine)  # SQLite's case-folding function
     try:
-        plan = await _count_plan(engine, "tailnum__ilike=N12")
+        plan = await _count_plan(engine, "tailnum__ilike=N12", trigram=True)
+        unread = await _count_plan(engine, "tailnum__ilike=N12")
     finally:
         await engine.dispose()
     if engine.dialect.name == "postgresql":
         assert "Bitmap Index Scan on ix_flights_tailnum_trgm" in plan, plan
+    elif engine.dialect.name == "sqlite":
+        lines = [line.lstrip(" ->") for line in plan.splitlines()]
+        assert "SCAN ix_flights_tailnum_trgm VIRTUAL TABLE INDEX 0:M1" in lines, plan
+        assert "SEARCH flights USING INTEGER PRIMARY KEY (rowid=?)" in lines, plan
+        # Without the tables the plugin found, the statement scans flights.
+        assert "ix_flights_tailnum_trgm" not in unread, unread
     else:
         lines = [line.lstrip(" ->") for line in plan.splitlines()]
         assert not any(line.startswith(("SEARCH", "range ", "ref ")) for line in lines), plan

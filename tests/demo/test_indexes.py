@@ -52,9 +52,9 @@ async def test_the_demo_has_every_index_the_advisor_gives(target_url: tuple[Test
     assert flights["ix_flights_origin"] == "ix_flights_origin_carrier"
     delay = "ix_flights_dep_delay_id" if target.database == "postgresql" else "ix_flights_dep_delay_desc_id"
     assert flights["ix_flights_dep_delay_desc_id"] == delay
-    # A substring search is served by an index on PostgreSQL only (pg_trgm).
+    # A substring search is served by pg_trgm's index on PostgreSQL, a trigram table on SQLite.
     trigram = flights["ix_flights_tailnum_trgm"]
-    assert trigram == ("ix_flights_tailnum_trgm" if target.database == "postgresql" else None)
+    assert trigram == ("ix_flights_tailnum_trgm" if target.database in {"postgresql", "sqlite"} else None)
 
 
 async def test_every_index_the_demo_makes_serves_an_advised_need(target_url: tuple[TestTarget, str]) -> None:
@@ -108,7 +108,9 @@ def test_the_command_writes_each_form_offline(
     assert main(["indexes", app, "--offline", "--database", "sqlite", "--format", "piccolo"]) == 0
     out = capsys.readouterr().out
     assert "    await engine.run_ddl('CREATE INDEX IF NOT EXISTS ix_flights_time_hour_desc_id ON flights" in out
-    assert "-- no index serves this on sqlite (every row is read): flights: search tailnum\n" in out
+    assert '    await engine.run_ddl("CREATE VIRTUAL TABLE IF NOT EXISTS ix_flights_tailnum_trgm USING fts5(' in out
+    # The airlines' key is their code, no rowid: SQLite has no trigram table for their names.
+    assert "-- no index serves this on sqlite (every row is read): airlines: search name;" in out
     assert main(["indexes", "no_such_module:app"]) == 2
 
 
@@ -174,3 +176,66 @@ def test_the_start_up_check_warns_of_missing_indexes(tmp_path: pathlib.Path) -> 
         engine.dispose()
     assert asyncio.run(advise([])) == []
     assert report([]) == ""
+
+
+def test_a_search_reads_the_trigram_table_the_application_found(tmp_path: pathlib.Path) -> None:
+    # The advisor's trigram table made on the notes' SQLite file: the application finds it when it
+    # starts, and a search reads its candidates from it, with the answers plain Python gives.
+    from advanced_alchemy.extensions.litestar import SQLAlchemyAsyncConfig, SQLAlchemyPlugin
+
+    from litestar_listing.backends.base import TrigramTable
+    from litestar_listing.backends.relational.databases import SQLITE
+    from litestar_listing.backends.relational.indexes import create_index
+    from litestar_listing.backends.sqlalchemy import SQLAlchemyBackend
+    from litestar_listing.core.indexes import IndexKind
+    from litestar_listing.core.text import fold_case
+    from litestar_listing.plugin.binding import ListingState
+
+    path = tmp_path / "notes.sqlite"
+    engine = create_engine(f"sqlite:///{path}")
+    _Base.metadata.create_all(engine)
+    titles = ["Kelvin scale", "KELP forest", "a kelpie", "Ökonomie", "ÖKO-Test", "yolk"]
+    config = SQLAlchemyAsyncConfig(connection_string=f"sqlite+aiosqlite:///{path}")
+    notes = Resource("notes", SQLAlchemyBackend(Note, config=config), default_order=("id",), search_fields=("title",))
+    (need,) = [
+        item.need for item in asyncio.run(advise([notes], read_catalogs=False)) if item.need.kind is IndexKind.TRIGRAM
+    ]
+    with engine.begin() as connection:
+        for statement in create_index(need, SQLITE):
+            connection.execute(text(statement))
+        # Written after the table was made: the triggers index them.
+        for number, title in enumerate(titles, start=1):
+            connection.execute(
+                text("INSERT INTO notes (id, title, rank) VALUES (:id, :title, 0)"), {"id": number, "title": title}
+            )
+    app = Litestar(plugins=[SQLAlchemyPlugin(config=config), ListingPlugin([notes])])
+
+    def found(client: TestClient[Litestar], term: str) -> list[int]:
+        body = client.get("/api/v1/notes/", params={"search": term}).json()
+        assert body["pagination"]["total"] == len(body["data"])
+        return [item["id"] for item in body["data"]]
+
+    try:
+        with TestClient(app) as client:
+            state = ListingState.of(app.state)
+            assert state is not None
+            assert state.bindings[notes].trigram_tables == {TrigramTable("Note", "title", "ix_notes_title_trgm")}
+            for term in ("KEL", "elp", "öko", "olk", "ke"):
+                expected = [
+                    number for number, title in enumerate(titles, start=1) if fold_case(term) in fold_case(title)
+                ]
+                assert found(client, term) == expected, term
+            # The lists read the table: with the first note's trigrams taken out of it, a term of
+            # three letters no longer finds that note; two letters read every row and still do.
+            with engine.begin() as connection:
+                connection.execute(
+                    text(f"INSERT INTO {need.name}({need.name}, rowid, title) VALUES ('delete', 1, :title)"),
+                    {"title": titles[0]},
+                )
+            assert found(client, "KEL") == [2, 3]
+            assert found(client, "ke") == [1, 2, 3]
+            with engine.begin() as connection:
+                connection.execute(text(f"INSERT INTO {need.name}({need.name}) VALUES ('rebuild')"))
+            assert found(client, "KEL") == [1, 2, 3]
+    finally:
+        engine.dispose()

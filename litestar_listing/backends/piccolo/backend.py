@@ -16,7 +16,15 @@ from piccolo.columns import Column
 from piccolo.engine.base import Engine
 from piccolo.querystring import QueryString
 
-from litestar_listing.backends.base import CompilerCache, Computed, ListContext, Page, driver_unavailable, read_models
+from litestar_listing.backends.base import (
+    CompilerCache,
+    Computed,
+    ListContext,
+    Page,
+    TrigramTable,
+    driver_unavailable,
+    read_models,
+)
 from litestar_listing.backends.piccolo.compiler import (
     QUERY_COMPILERS,
     Compiled,
@@ -37,6 +45,7 @@ from litestar_listing.backends.piccolo.readers import (
     replica_lag,
 )
 from litestar_listing.backends.piccolo.sqlite import prepare_engine, read_pool
+from litestar_listing.backends.relational.compiler import trigram_lookup
 from litestar_listing.backends.relational.databases import Database
 from litestar_listing.backends.relational.execution import Held, Reader, RelationalBackend, RunList
 from litestar_listing.backends.relational.indexes import Catalog
@@ -165,8 +174,11 @@ class PiccoloBackend(RelationalBackend[Engine[Any], Engine[Any], QueryCompiler, 
         """The tables and columns of the table and the tables it reaches (docs: indexes)."""
         return TableStorage(self._tables)
 
-    def index_catalog(self) -> Catalog | None:
-        """The catalog of the table's engine, where the index advisor finds the indexes there are."""
+    def index_catalog(self, *, pooled: bool = True) -> Catalog | None:
+        """The catalog of the table's engine, where the index advisor finds the indexes there are.
+
+        ``pooled`` changes nothing: on SQLite, Piccolo opens a connection per statement and closes it.
+        """
         engine = self.engine_for(ListContext())
 
         async def rows(sql: str) -> Sequence[Sequence[object]]:
@@ -219,17 +231,22 @@ class PiccoloBackend(RelationalBackend[Engine[Any], Engine[Any], QueryCompiler, 
                 )
                 raise ConfigurationError(msg)
 
-    def compiler(self, database: Database, query: ListQuery | None = None) -> QueryCompiler:
-        """The statement compiler for ``database`` and the row policies of ``query`` that ``Computed`` values read.
+    def compiler(
+        self, database: Database, query: ListQuery | None = None, trigram_tables: frozenset[TrigramTable] = frozenset()
+    ) -> QueryCompiler:
+        """The statement compiler for ``database``, ``query``'s policies that ``Computed`` values read, trigram tables.
 
-        Kept per database, and per distinct set of such row policies (``CompilerCache``).
+        ``trigram_tables``: those its text matches read first (``RelationalCompiler.trigram_tables``). Kept
+        per database and set of trigram tables, and per distinct set of such row policies (``CompilerCache``).
         """
         compiler = QUERY_COMPILERS[database.name]
 
         def build(policies: Mapping[str, Policy]) -> QueryCompiler:
-            return compiler(self._tables, self._expressions(policies, compiler.dialect), self._where)
+            made = compiler(self._tables, self._expressions(policies, compiler.dialect), self._where)
+            made.trigram_tables = trigram_lookup(trigram_tables)
+            return made
 
-        return self._compilers.get(database.name, query, build)
+        return self._compilers.get((database.name, trigram_tables), query, build)
 
     def _expressions(self, policies: Mapping[str, Policy], dialect: Dialect) -> dict[str, QueryString]:
         """The computed expressions of a list with ``policies`` on ``dialect`` (``Computed`` values built for them).

@@ -373,6 +373,9 @@ class QueryCompiler(RelationalCompiler[Any, QueryString]):
         text = "".join("{}" if index % 2 else piece for index, piece in enumerate(pieces))
         return QueryString(text, *(values[int(piece)] for piece in pieces[1::2]))
 
+    def condition_sql(self, template: str, *values: Any) -> QueryString:  # noqa: D102
+        return self.sql(template, ValueType.BOOLEAN, *values)
+
 
 class SQLiteQueryCompiler(QueryCompiler):
     """``QueryCompiler`` on SQLite: case-sensitive ``like`` by ``GLOB``, case folding beyond ASCII.

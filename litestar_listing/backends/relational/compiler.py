@@ -10,12 +10,13 @@ primitives: columns, comparisons, LIKE rendering, joins, semi-joins, row values 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
-from litestar_listing.backends.base import dispatch, field_filter, where
+from litestar_listing.backends.base import TrigramTable, dispatch, field_filter, where
 from litestar_listing.backends.relational.databases import Database
+from litestar_listing.backends.relational.indexes import trigram_match
 from litestar_listing.core.errors import ConfigurationError
 from litestar_listing.core.fields import JsonKey, ValueType
 from litestar_listing.core.query import FieldPath, Filter, ListQuery, OrderTerm, Policy, Search
@@ -32,6 +33,8 @@ __all__ = (
     "Continue",
     "Policies",
     "RelationalCompiler",
+    "TextMatch",
+    "trigram_lookup",
     "with_followed",
 )
 
@@ -63,6 +66,11 @@ Policies = Mapping[str, Policy]
 _NO_POLICIES: Policies = MappingProxyType({})
 
 
+def trigram_lookup(tables: Iterable[TrigramTable]) -> Mapping[tuple[str, str], str]:
+    """``RelationalCompiler.trigram_tables`` of ``tables``: each table by its (model, field)."""
+    return MappingProxyType({(table.entity, table.field): table.table for table in tables})
+
+
 def with_followed(policy: Policy, policies: Mapping[str, Policy] | None) -> Policies:
     """``policies`` with ``policy`` among them: what ``policy_condition`` needs for ``policy``'s model.
 
@@ -87,6 +95,41 @@ def with_followed(policy: Policy, policies: Mapping[str, Policy] | None) -> Poli
 _COMPARISONS: Mapping[str, str] = {"eq": "=", "ne": "<>", "gt": ">", "gte": ">=", "lt": "<", "lte": "<="}
 
 
+class TextMatch:
+    """A leaf that matches text with a LIKE pattern: a trigram table may give its candidate rows first.
+
+    Attributes:
+        build: The match on a column.
+        pattern: The pattern, as the client's text made it (not folded).
+        folded: The match ignores case (Unicode case folding).
+    """
+
+    __slots__ = ("build", "folded", "pattern")
+
+    def __init__(self, build: Callable[[Any], Any], pattern: LikePattern, *, folded: bool) -> None:
+        self.build = build
+        self.pattern = pattern
+        self.folded = folded
+
+    def __call__(self, column: Any) -> Any:
+        """The match on ``column``."""
+        return self.build(column)
+
+
+_TEXT_MATCHES: Mapping[str, tuple[Callable[[Any], LikePattern], bool]] = MappingProxyType(
+    {
+        "like": (lambda value: value, False),
+        "ilike": (contains_pattern, True),
+        "startswith": (lambda value: contains_pattern(value, leading=False), False),
+        "istartswith": (lambda value: contains_pattern(value, leading=False), True),
+        "endswith": (lambda value: contains_pattern(value, trailing=False), False),
+        "iendswith": (lambda value: contains_pattern(value, trailing=False), True),
+    }
+)
+"""The operators that match text with a pattern: how each makes its pattern from its value, and
+whether it ignores case (docs: query language, "Filters and operators")."""
+
+
 class RelationalCompiler(ABC, Generic[Expression, Statement]):
     """Compiles queries for one listed model; subclasses supply the dialect's primitives.
 
@@ -106,11 +149,15 @@ class RelationalCompiler(ABC, Generic[Expression, Statement]):
             rows (docs: soft delete), or None when the dialect's base statement carries it.
         graph: The listed model and every model reachable from it: the model a path reaches,
             whose policy applies there.
+        trigram_tables: By (model, field), the SQLite trigram table whose candidates a text match on
+            that field reads first (``backends.base.TrigramTable``; docs: indexes, "Trigram indexes
+            on SQLite"); empty elsewhere.
     """
 
     computed: Mapping[str, Expression]
     base_where: Expression | None = None
     graph: ModelGraph
+    trigram_tables: Mapping[tuple[str, str], str] = MappingProxyType({})
 
     # -- statements ---------------------------------------------------------------------------
     def compile(
@@ -276,7 +323,7 @@ class RelationalCompiler(ABC, Generic[Expression, Statement]):
         value = self.field(place, path.field)
         value = self.guarded(value, self.all_of(guards)) if guards else value
         if path.key is None:
-            return leaf(value)
+            return self._narrowed(place, entity, path.field, leaf, leaf(value))
         if path.key.many:
             return self.json_any(value, path.key, leaf)
         return leaf(self.json_value(value, path.key))
@@ -291,6 +338,29 @@ class RelationalCompiler(ABC, Generic[Expression, Statement]):
             return condition if guard is None else self.all_of([guard, condition])
 
         return inner
+
+    def _narrowed(
+        self, place: Any, entity: str, field: str, leaf: Callable[[Any], Expression], condition: Expression
+    ) -> Expression:
+        """``condition``, and where a trigram table serves the text match ``leaf`` on ``field``, its rows first.
+
+        The table names the rows by the model's integer primary key (the rowid); its candidates hold
+        every row the match holds for (``indexes.trigram_match``), and ``condition`` still decides.
+        """
+        table = self.trigram_tables.get((entity, field)) if isinstance(leaf, TextMatch) else None
+        if table is None or not isinstance(leaf, TextMatch):
+            return condition
+        match = trigram_match(leaf.pattern, folded=leaf.folded)
+        if match is None:
+            return condition
+        (key,) = self.graph.entities[entity].pk
+        name = '"' + table.replace('"', '""') + '"'  # a table of the catalog, never a client's text
+        rows = self.condition_sql(
+            f"{{0}} IN (SELECT rowid FROM {name} WHERE {name} MATCH {{1}})",  # noqa: S608
+            self.field(place, key),
+            self.bind(match, self.field(place, field)),  # text, as the field's own values are
+        )
+        return self.all_of([rows, condition])
 
     def order_value(self, source: Any, path: FieldPath, policies: Policies = _NO_POLICIES) -> Expression:
         """The value an ordering term sorts by: a computed alias's expression or a (joined) column.
@@ -318,6 +388,10 @@ class RelationalCompiler(ABC, Generic[Expression, Statement]):
                 return self.any_of([condition, self.is_null(column, null=True)])
             return condition
 
+        text = _TEXT_MATCHES.get(item.operator.name)
+        if text is not None and part is None and not item.operator.matches_null:
+            make, folded = text
+            return TextMatch(leaf, make(item.value), folded=folded)
         return leaf
 
     def filter(self, source: Any, item: Filter, policies: Policies = _NO_POLICIES) -> Expression:
@@ -338,12 +412,8 @@ class RelationalCompiler(ABC, Generic[Expression, Statement]):
     def search(self, source: Any, search: Search, policies: Policies = _NO_POLICIES) -> Expression:
         """Case-insensitive substring search over the searchable paths, OR-combined (docs: query language, "Search")."""
         pattern = contains_pattern(search.text)
-        return self.any_of(
-            [
-                self.predicate(source, path, lambda column: self.ilike(column, pattern), semi=True, policies=policies)
-                for path in search.paths
-            ]
-        )
+        leaf = TextMatch(lambda column: self.ilike(column, pattern), pattern, folded=True)
+        return self.any_of([self.predicate(source, path, leaf, semi=True, policies=policies) for path in search.paths])
 
     def nullable(self, term: OrderTerm) -> bool:
         """Whether ``term``'s value can be NULL: a relation path (a LEFT JOIN), a computed alias, a nullable column."""
@@ -477,22 +547,26 @@ class RelationalCompiler(ABC, Generic[Expression, Statement]):
         return self.is_null(column, null=value)
 
     def op_like(self, column: Any, value: LikePattern) -> Expression:  # noqa: D102
-        return self.like(column, value)
+        return self._text_match("like", column, value)
 
     def op_ilike(self, column: Any, value: str) -> Expression:  # noqa: D102
-        return self.ilike(column, contains_pattern(value))
+        return self._text_match("ilike", column, value)
 
     def op_startswith(self, column: Any, value: str) -> Expression:  # noqa: D102
-        return self.like(column, contains_pattern(value, leading=False))
+        return self._text_match("startswith", column, value)
 
     def op_istartswith(self, column: Any, value: str) -> Expression:  # noqa: D102
-        return self.ilike(column, contains_pattern(value, leading=False))
+        return self._text_match("istartswith", column, value)
 
     def op_endswith(self, column: Any, value: str) -> Expression:  # noqa: D102
-        return self.like(column, contains_pattern(value, trailing=False))
+        return self._text_match("endswith", column, value)
 
     def op_iendswith(self, column: Any, value: str) -> Expression:  # noqa: D102
-        return self.ilike(column, contains_pattern(value, trailing=False))
+        return self._text_match("iendswith", column, value)
+
+    def _text_match(self, name: str, column: Any, value: Any) -> Expression:
+        make, folded = _TEXT_MATCHES[name]
+        return self.ilike(column, make(value)) if folded else self.like(column, make(value))
 
     def op_contains(self, column: Any, value: Any) -> Expression:  # noqa: D102
         return self._compare("eq", column, value)  # ``column`` is one element of the list (``json_any``)
@@ -668,6 +742,13 @@ class RelationalCompiler(ABC, Generic[Expression, Statement]):
     @abstractmethod
     def sql(self, template: str, value_type: ValueType, *values: Any) -> Expression:
         """The SQL ``template`` with ``values`` in place of its ``{0}``, ``{1}``... (``Database``), a ``value_type``."""
+
+    @abstractmethod
+    def condition_sql(self, template: str, *values: Any) -> Expression:
+        """The SQL ``template`` with ``values`` in place of its ``{0}``, ``{1}``...: a condition, as written.
+
+        Unlike a boolean ``sql`` value, never compared with true: a planner reads it as it is.
+        """
 
     @abstractmethod
     def ilike(self, column: Any, pattern: LikePattern) -> Expression:

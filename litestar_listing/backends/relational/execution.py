@@ -28,7 +28,8 @@ from dataclasses import replace
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
-from litestar_listing.backends.base import TOTAL_MODES, Capabilities, ListContext, Page
+from litestar_listing.backends.base import TOTAL_MODES, Capabilities, ListContext, Page, TrigramTable
+from litestar_listing.backends.relational.databases import SQLITE
 from litestar_listing.backends.relational.shapes import Shapes, shape_of
 from litestar_listing.backends.relational.totals import count_beside, total_of
 
@@ -214,7 +215,9 @@ class RelationalBackend(ABC, Generic[HandleT, NodeT, CompilerT, StatementsT]):
 
     async def _list(self, reader: Reader[StatementsT], query: ListQuery, context: ListContext) -> Page:
         """The page on ``reader``, its total, and the last key of a keyset page."""
-        compiler = self.compiler(reader.database, query)
+        # Only SQLite's statements name a trigram table (PostgreSQL's planner finds its trigram indexes itself).
+        trigram_tables = context.trigram_tables if reader.database is SQLITE else frozenset()
+        compiler = self.compiler(reader.database, query, trigram_tables)
         shape, values = shape_of(query)
         # The total read with the page, by the page's statement: a non-empty page tells it.
         in_page = context.count_in_page and context.total_mode == "exact" and compiler.counts_in_page(shape)
@@ -292,8 +295,13 @@ class RelationalBackend(ABC, Generic[HandleT, NodeT, CompilerT, StatementsT]):
         return None
 
     @abstractmethod
-    def compiler(self, database: Database, query: ListQuery | None = None) -> CompilerT:
-        """The statement compiler for ``database`` and the row policies ``Computed`` values of ``query`` read."""
+    def compiler(
+        self, database: Database, query: ListQuery | None = None, trigram_tables: frozenset[TrigramTable] = frozenset()
+    ) -> CompilerT:
+        """The statement compiler for ``database``, ``query``'s policies that ``Computed`` values read, trigram tables.
+
+        ``trigram_tables``: those its text matches read first (``RelationalCompiler.trigram_tables``).
+        """
 
     @abstractmethod
     def build(self, compiler: CompilerT, query: ListQuery, context: ListContext) -> StatementsT:

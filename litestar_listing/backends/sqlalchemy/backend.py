@@ -12,10 +12,12 @@ from contextlib import AbstractAsyncContextManager, nullcontext, suppress
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import ColumnElement, Engine, Join, Row, Select, TableClause, inspect, select, true
-from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 from sqlalchemy.orm.util import AliasedClass
+from sqlalchemy.pool import NullPool
 
-from litestar_listing.backends.base import CompilerCache, Computed, ListContext, Page, read_models
+from litestar_listing.backends.base import CompilerCache, Computed, ListContext, Page, TrigramTable, read_models
+from litestar_listing.backends.relational.compiler import trigram_lookup
 from litestar_listing.backends.relational.execution import Held, Reader, RelationalBackend, RunList
 from litestar_listing.backends.relational.indexes import Catalog
 from litestar_listing.backends.relational.replicas import Replica, ReplicaSet
@@ -168,11 +170,18 @@ class SQLAlchemyBackend(RelationalBackend[AsyncSession, Sessions, StatementCompi
         """The tables and columns of the model and the models it reaches (docs: indexes)."""
         return MappedStorage(self.model)
 
-    def index_catalog(self) -> Catalog | None:
-        """The catalog of ``config``'s engine, where the index advisor finds the indexes there are; None without one."""
+    def index_catalog(self, *, pooled: bool = True) -> Catalog | None:
+        """The catalog of ``config``'s engine, where the index advisor finds the indexes there are; None without one.
+
+        ``pooled=False`` reads a SQLite database on a connection of its own, which ``Catalog.release``
+        closes, and leaves the application's pool as it was (the plugin's start-up read of the trigram
+        tables: a connection opened then would outlive an application that never lists).
+        """
         if self.config is None:
             return None
         engine = self.config.get_engine()
+        if not pooled and engine.dialect.name == "sqlite":
+            engine = create_async_engine(engine.url, poolclass=NullPool)
 
         async def rows(sql: str) -> Sequence[Sequence[object]]:
             async with engine.connect() as connection:
@@ -258,19 +267,23 @@ class SQLAlchemyBackend(RelationalBackend[AsyncSession, Sessions, StatementCompi
             return self._statement(base)
         return base if self._statement is None else self._statement
 
-    def compiler(self, database: Database, query: ListQuery | None = None) -> StatementCompiler:
-        """The statement compiler for ``database`` and the row policies of ``query`` that ``Computed`` values read.
+    def compiler(
+        self, database: Database, query: ListQuery | None = None, trigram_tables: frozenset[TrigramTable] = frozenset()
+    ) -> StatementCompiler:
+        """The statement compiler for ``database``, ``query``'s policies that ``Computed`` values read, trigram tables.
 
-        Kept per database, and per distinct set of such row policies (``CompilerCache``).
+        ``trigram_tables``: those its text matches read first (``RelationalCompiler.trigram_tables``). Kept
+        per database and set of trigram tables, and per distinct set of such row policies (``CompilerCache``).
         """
 
         def build(policies: Mapping[str, Policy]) -> StatementCompiler:
             computed = self._expressions(policies, database.name)
             base = self._base_statement(computed)
-            compiler = STATEMENT_COMPILERS[database.name]
-            return compiler(self.model, base, computed, custom_base=self._custom_base)
+            compiler = STATEMENT_COMPILERS[database.name](self.model, base, computed, custom_base=self._custom_base)
+            compiler.trigram_tables = trigram_lookup(trigram_tables)
+            return compiler
 
-        return self._compilers.get(database.name, query, build)
+        return self._compilers.get((database.name, trigram_tables), query, build)
 
     def session(self, context: ListContext) -> AsyncSession:
         """The session of a call: ``context.session``, else the request's from ``config``.

@@ -324,6 +324,9 @@ class StatementCompiler(RelationalCompiler[ColumnElement[Any], Select[Any]]):
     def sql(self, template: str, value_type: ValueType, *values: Any) -> ColumnElement[Any]:  # noqa: D102
         return _Template(template, _SQL_TYPES[value_type], values)
 
+    def condition_sql(self, template: str, *values: Any) -> ColumnElement[Any]:  # noqa: D102
+        return _Condition(template, Boolean(), values)
+
 
 class SQLiteStatementCompiler(StatementCompiler):
     """``StatementCompiler`` on SQLite: case-sensitive ``like`` by ``GLOB``, case folding beyond ASCII.
@@ -481,6 +484,14 @@ class _Template(ColumnElement[Any]):
         self.values = values
 
 
+class _Condition(_Template):
+    """SQL text that is a condition: rendered as it is where a condition goes (no ``= 1`` on SQLite, MariaDB)."""
+
+    inherit_cache = True
+    _is_implicitly_boolean = True
+
+
+@compiles(_Condition)
 @compiles(_Template)
 def _render_template(element: _Template, compiler: Any, **kw: Any) -> str:
     # A driver whose parameters are written ``%(name)s`` reads a lone ``%`` of the SQL as one.
