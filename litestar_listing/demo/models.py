@@ -28,10 +28,12 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, foreign, mapped_column, rela
 from sqlalchemy.types import TypeDecorator, TypeEngine, UserDefinedType
 
 from litestar_listing.backends.relational.databases import SQLITE
-from litestar_listing.backends.relational.indexes import TRIGRAM_EXTENSION, create_index
+from litestar_listing.backends.relational.indexes import SQLITE_TRIGRAM_VERSION, TRIGRAM_EXTENSION, create_index
 from litestar_listing.core.indexes import IndexKey, IndexKind, IndexNeed
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from sqlalchemy import Connection, Table
     from sqlalchemy.sql.compiler import DDLCompiler
     from sqlalchemy.sql.ddl import BaseDDLElement
@@ -205,19 +207,39 @@ class Plane(DemoBase):
     "Keys of JSON documents")."""
 
 
-def _not_postgresql(  # the signature of SQLAlchemy's DDLIfCallable
-    ddl: BaseDDLElement,
-    target: SchemaItem | str,
-    bind: Connection | None,
-    tables: list[Table] | None = None,
-    state: Any = None,
-    *,
-    dialect: Dialect,
-    compiler: DDLCompiler | None = None,
-    checkfirst: bool = False,
-) -> bool:
-    """Whether an index made with ``ddl_if(callable_=_not_postgresql)`` is made on ``dialect``'s database."""
-    return dialect.name != "postgresql"
+def _made_on(where: Callable[[Dialect], bool]) -> Callable[..., bool]:
+    """A ``ddl_if``/``execute_if`` callable: the DDL is run on a database of ``dialect`` where ``where`` holds."""
+
+    def made(  # the signature of SQLAlchemy's DDLIfCallable
+        ddl: BaseDDLElement,
+        target: SchemaItem | str,
+        bind: Connection | None,
+        tables: list[Table] | None = None,
+        state: Any = None,
+        *,
+        dialect: Dialect,
+        compiler: DDLCompiler | None = None,
+        checkfirst: bool = False,
+    ) -> bool:
+        return where(dialect)
+
+    return made
+
+
+_not_postgresql = _made_on(lambda dialect: dialect.name != "postgresql")
+
+
+def _has_trigrams(dialect: Dialect) -> bool:
+    """Whether ``dialect``'s database is a SQLite with FTS5's trigram tokenizer (3.34 and later).
+
+    An older SQLite (some Linux distributions' Python links one) makes no trigram table: its
+    searches read every row, with the same answers.
+    """
+    version = getattr(dialect, "server_version_info", None) or ()
+    return dialect.name == "sqlite" and tuple(version) >= SQLITE_TRIGRAM_VERSION
+
+
+_sqlite_with_trigrams = _made_on(_has_trigrams)
 
 
 class Flight(DemoBase):
@@ -370,8 +392,9 @@ def _sqlite_trigram(table: Table, column: str, row_key: str) -> None:
     """
     need = IndexNeed(table.name, (IndexKey(column, nullable=True),), IndexKind.TRIGRAM, row_key=row_key)
     for statement in create_index(need, SQLITE):
-        event.listen(table, "after_create", DDL(statement).execute_if(dialect="sqlite"))  # type: ignore[no-untyped-call]
-    drop = DDL(f"DROP TABLE IF EXISTS {need.name}").execute_if(dialect="sqlite")  # type: ignore[no-untyped-call]
+        made = DDL(statement).execute_if(callable_=_sqlite_with_trigrams)  # type: ignore[no-untyped-call]
+        event.listen(table, "after_create", made)
+    drop = DDL(f"DROP TABLE IF EXISTS {need.name}").execute_if(callable_=_sqlite_with_trigrams)  # type: ignore[no-untyped-call]
     event.listen(table, "before_drop", drop)
 
 

@@ -19,6 +19,7 @@ from litestar_listing.core.indexes import IndexKey, IndexKind, IndexNeed
 from litestar_listing.core.text import LikePattern, Wildcard, case_variants, fold_case
 
 __all__ = (
+    "SQLITE_TRIGRAM_VERSION",
     "TRIGRAM_DATABASES",
     "TRIGRAM_EXTENSION",
     "TRIGRAM_PHRASES",
@@ -38,6 +39,9 @@ TRIGRAM_DATABASES = frozenset({POSTGRESQL.name, SQLITE.name})
 """The databases where a trigram index serves a substring match of the listing's statements:
 PostgreSQL's ``pg_trgm`` over ``lower(column)`` as the statements fold case, which its planner reads
 by itself; SQLite's FTS5 ``trigram`` tables, which the statements name (``trigram_match``)."""
+
+SQLITE_TRIGRAM_VERSION = (3, 34, 0)
+"""The first SQLite whose FTS5 has the ``trigram`` tokenizer (and its ``case_sensitive`` option)."""
 
 TRIGRAM_TOKENIZER = "trigram case_sensitive 1"
 """The tokenizer of the SQLite trigram tables: every character as it is, so that which rows match
@@ -118,7 +122,8 @@ def create_index(need: IndexNeed, database: Database) -> tuple[str, ...]:
     trigrams beside the table (external content: it stores no copy of the text), named by the
     table's integer primary key (``IndexNeed.row_key``; a table without one gets none), the triggers
     that keep it in step with every insert, update and delete, and the statement that fills it from
-    the rows already there (docs: indexes, "Trigram indexes on SQLite").
+    the rows already there (docs: indexes, "Trigram indexes on SQLite"); it needs SQLite 3.34 or later
+    (``SQLITE_TRIGRAM_VERSION``).
     """
     name, table = _quoted(need.name, database), _quoted(need.table, database)
     if need.kind is not IndexKind.TRIGRAM:
