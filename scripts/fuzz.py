@@ -11,8 +11,9 @@ no request went unanswered and the server logged no 5xx; the full profile must a
 5,000 requests in all.
 
 Profiles: the full one by default; ``--short`` (or ``LISTING_FUZZ_PROFILE=short``) for CI, a few
-hundred requests per combination. The Beanie backend needs a MongoDB server: set ``MONGODB_URL``
-to add it. Reports, schemathesis' output and the server logs go to ``build/hostile/fuzz/``.
+hundred requests per combination, each database and each backend served once (``combinations``).
+The Beanie backend needs a MongoDB server: set ``MONGODB_URL`` to add it. Reports, schemathesis'
+output and the server logs go to ``build/hostile/fuzz/``.
 """
 
 from __future__ import annotations
@@ -242,7 +243,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     say(f"fuzz: schemathesis, {profile.name} profile ({profile.phases}); checks: {', '.join(CHECKS)}")
     say("databases (the demo's loader, once per database):")
     urls, notes = prepare_databases(options.databases or SQL_DATABASES, chosen=options.databases is not None)
-    combos = combinations(urls, options.backends)
+    combos = combinations(urls, options.backends, each_once=options.short)
     mongodb = os.environ.get("MONGODB_URL")
     if mongodb:
         say(f"  mongodb: {mongodb} ready ({load_demo(mongodb, backend='beanie'):.1f} s)")

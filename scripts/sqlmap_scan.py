@@ -5,7 +5,8 @@ For each backend (sqlalchemy, piccolo) x database (SQLite, PostgreSQL; MariaDB o
 sqlmap run per parameter attacks ``/api/v1/flights/?...`` with that parameter as the only injection
 point (``-p``), ``--dbms`` set to the database, ``--batch``. The full profile runs ``--level 3
 --risk 2`` on every parameter of ``PARAMETERS``; ``--short`` (or ``LISTING_SQLMAP_PROFILE=short``),
-the CI profile, runs ``--level 1 --risk 1`` on ``SHORT_PARAMETERS``.
+the CI profile, runs ``--level 1 --risk 1`` on ``SHORT_PARAMETERS``, each database and each backend
+served once (``combinations``).
 
 The verdict per parameter x backend x database reads two signals of sqlmap, which must agree:
 its session log (``<output>/127.0.0.1/log``), where it writes every injection point it confirms
@@ -255,7 +256,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     verdicts: list[Verdict] = []
     server_problems: list[str] = []
     started = time.monotonic()
-    for combination in combinations(urls, options.backends):
+    for combination in combinations(urls, options.backends, each_once=options.short):
         say(f"{combination.label} (--dbms {DBMS[combination.database]}):")
         log = options.out / combination.label / "server.log"
         with serve_demo(combination, log) as server:

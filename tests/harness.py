@@ -130,18 +130,30 @@ class Combination:
         return f"{self.backend}-{self.database}"
 
 
-def combinations(urls: Mapping[str, str], backends: Sequence[str]) -> list[Combination]:
+def combinations(urls: Mapping[str, str], backends: Sequence[str], *, each_once: bool = False) -> list[Combination]:
     """Every backend x prepared database (``{database: url}``) that is a target of tests/matrix.py, backends first.
 
-    In the order given; Piccolo, which has no MySQL engine, is left out on MariaDB.
+    In the order given; Piccolo, which has no MySQL engine, is left out on MariaDB. ``each_once``
+    (the short profiles of CI): one combination per database, its backend the one used least so far,
+    so that each database and each backend is served once (SQLAlchemy on SQLite, Piccolo on
+    PostgreSQL, SQLAlchemy on MariaDB); the full profiles serve every combination.
     """
     served = {(target.backend, target.database) for target in TARGETS}
-    return [
+    every = [
         Combination(backend, database, url)
         for backend in backends
         for database, url in urls.items()
         if (backend, database) in served
     ]
+    if not each_once:
+        return every
+    chosen: list[Combination] = []
+    for database in dict.fromkeys(combination.database for combination in every):
+        used = [combination.backend for combination in chosen]
+        chosen.append(
+            min((each for each in every if each.database == database), key=lambda each: used.count(each.backend))
+        )
+    return chosen
 
 
 def demo_command(*arguments: str) -> list[str]:

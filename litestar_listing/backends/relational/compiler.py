@@ -347,11 +347,11 @@ class RelationalCompiler(ABC, Generic[Expression, Statement]):
         The table names the rows by the model's integer primary key (the rowid); its candidates hold
         every row the match holds for (``indexes.trigram_match``), and ``condition`` still decides.
         """
-        table = self.trigram_tables.get((entity, field)) if isinstance(leaf, TextMatch) else None
-        if table is None or not isinstance(leaf, TextMatch):
+        if not isinstance(leaf, TextMatch):
             return condition
-        match = trigram_match(leaf.pattern, folded=leaf.folded)
-        if match is None:
+        table = self.trigram_tables.get((entity, field))
+        match = None if table is None else trigram_match(leaf.pattern, folded=leaf.folded)
+        if table is None or match is None:
             return condition
         (key,) = self.graph.entities[entity].pk
         name = '"' + table.replace('"', '""') + '"'  # a table of the catalog, never a client's text
