@@ -293,6 +293,10 @@ class ListContext:
             (``core.cost.counts_with_page``; docs: design, "Totals"). A backend that cannot ignores it.
         trigram_tables: The trigram tables a SQLite statement may read its text matches' candidates
             from (the application's, found when it started); a backend or database without them ignores them.
+        indexed_search: The searchable paths (``FieldPath.name``) whose matches an index of the listed
+            table finds, found when the application started (``plugin.indexes.indexed_search``): a
+            search over these alone reads its rows from the indexes when they hold few (docs:
+            indexes, "Search from indexes"). A backend without SQL tables ignores it.
     """
 
     request: Any = None
@@ -306,6 +310,7 @@ class ListContext:
     parallel: bool = True
     count_in_page: bool = False
     trigram_tables: frozenset[TrigramTable] = frozenset()
+    indexed_search: frozenset[str] = frozenset()
 
     def remaining(self) -> float | None:
         """Seconds left before ``deadline`` (at least a millisecond), or None without one.

@@ -234,6 +234,7 @@ async def _list_admitted(
         parallel=parallel,
         count_in_page=total_mode == "exact" and counts_with_page(query, prepare(resource).field_map),
         trigram_tables=binding.trigram_tables,
+        indexed_search=binding.indexed_search,
     )
     page = await _fetch(resource, query, context)
     window = query.window

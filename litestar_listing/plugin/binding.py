@@ -59,6 +59,9 @@ class Binding:
         trigram_tables: The SQLite trigram tables its lists' text matches read first, found in the
             application's database when it starts (``plugin.indexes.trigram_tables``; docs: indexes,
             "Trigram indexes on SQLite"); empty until then, and on other databases.
+        indexed_search: The searchable paths an index of the listed table serves, found when the
+            application starts (``plugin.indexes.indexed_search``; docs: indexes, "Search from
+            indexes"); empty until then.
     """
 
     __slots__ = (
@@ -67,6 +70,7 @@ class Binding:
         "budget",
         "client",
         "expensive_cost",
+        "indexed_search",
         "policies",
         "resource",
         "state",
@@ -90,8 +94,9 @@ class Binding:
         self.budget = budget
         self.client = client
         self.expensive_cost = expensive_cost
-        # Read when the application starts (``ListingPlugin.read_trigram_tables``).
+        # Read when the application starts (``ListingPlugin.read_indexes``).
         self.trigram_tables: frozenset[TrigramTable] = frozenset()
+        self.indexed_search: frozenset[str] = frozenset()
         self._operation: type[Operation] | None = None
 
     @property

@@ -26,13 +26,13 @@ from litestar_listing.backends.relational.indexes import (
 )
 from litestar_listing.core.errors import ConfigurationError
 from litestar_listing.core.fields import ValueType
-from litestar_listing.core.indexes import IndexKind, IndexNeed, IndexStorage, index_needs, merge_needs
+from litestar_listing.core.indexes import IndexKey, IndexKind, IndexNeed, IndexStorage, index_needs, merge_needs
 from litestar_listing.plugin.prepared import prepare
 
 if TYPE_CHECKING:
     from litestar_listing.plugin.resource import Resource
 
-__all__ = ("FORMATS", "Advice", "advise", "log_missing", "report", "trigram_tables")
+__all__ = ("FORMATS", "Advice", "advise", "indexed_search", "log_missing", "report", "trigram_tables")
 
 FORMATS = ("sql", "alembic", "piccolo")
 """The forms ``report`` writes: SQL statements, Alembic operations, a Piccolo migration's raw step."""
@@ -182,6 +182,55 @@ async def trigram_tables(resource: Resource, catalog: Catalog | None = None) -> 
                     for name, field, column in columns
                     if index.keys[0][0] == f"lower({column})"
                 )
+    return frozenset(found)
+
+
+async def indexed_search(resource: Resource, catalog: Catalog | None = None) -> frozenset[str]:
+    """The searchable paths of ``resource`` whose matches an index of its listed table finds.
+
+    A field of the listed model itself: a trigram index over it (on SQLite, its trigram table). A
+    path through a to-one relation: an index led by the relation's columns (``flights.carrier``), or
+    none needed where the relation is followed by the primary key. A search over these paths alone
+    reads its rows from those indexes when they hold few (docs: indexes, "Search from indexes"). The
+    plugin reads them once per application when it starts; an index made later is read after a
+    restart. Empty for a backend without SQL tables or without an engine of its own.
+
+    Args:
+        resource: The resource.
+        catalog: Where to read them; None: its backend's own (``index_catalog``).
+
+    Raises:
+        ConfigurationError: The resource's declaration does not match its models (``prepare``).
+        UnavailableError, OSError: The catalog cannot be read (driver errors pass through as raised).
+    """
+    storage_of = getattr(resource.backend, "index_storage", None)
+    catalog_of = getattr(resource.backend, "index_catalog", None)
+    if catalog is None and catalog_of is not None:
+        catalog = catalog_of()
+    searchable = prepare(resource).field_map.searchable
+    if storage_of is None or catalog is None or not searchable:
+        return frozenset()
+    storage: IndexStorage = storage_of()
+    root = prepare(resource).field_map.graph.root
+    table = storage.table(root)
+    indexes = await catalog.indexes(table)
+    found: set[str] = set()
+    for field in searchable:
+        need: IndexNeed | None = None
+        if field.path.key is not None or (field.hops and field.hops[0].to_many):
+            continue
+        if not field.hops:
+            column = storage.column(root, field.path.field)
+            need = None if column is None else IndexNeed(table, (IndexKey(column),), IndexKind.TRIGRAM)
+        else:
+            looked_up = storage.relation_key(root, field.hops[0].name)
+            if looked_up is None:  # the relation's own primary key: the rows are found by it
+                found.add(field.path.name)
+                continue
+            columns = looked_up[1] if looked_up[0] == table else ()
+            need = IndexNeed(table, tuple(IndexKey(column, lookup=True) for column in columns)) if columns else None
+        if need is not None and serving(need, indexes) is not None:
+            found.add(field.path.name)
     return frozenset(found)
 
 

@@ -17,7 +17,7 @@ from litestar_listing.plugin.binding import STATE_KEY, Binding, ListingState, un
 from litestar_listing.plugin.budget import client_of
 from litestar_listing.plugin.exceptions import exception_handlers
 from litestar_listing.plugin.handlers import head_as_get, head_handler, list_handler
-from litestar_listing.plugin.indexes import log_missing, trigram_tables
+from litestar_listing.plugin.indexes import indexed_search, log_missing, trigram_tables
 from litestar_listing.plugin.indexes import logger as index_logger
 from litestar_listing.plugin.openapi import SharedSchemas, with_shared_schemas
 from litestar_listing.plugin.policies import RowPolicies, RowPolicy
@@ -203,7 +203,7 @@ class ListingPlugin(InitPlugin, ReceiveRoutePlugin):
             app_config.route_handlers.append(head_handler(route))
         state.routed.update(self.mounted)
         app_config.on_startup.append(self.check_started)
-        app_config.on_startup.append(self.read_trigram_tables)
+        app_config.on_startup.append(self.read_indexes)
         if self.check_indexes:
             app_config.on_startup.append(self.log_missing_indexes)
         if app_config.openapi_config is not None:
@@ -226,13 +226,15 @@ class ListingPlugin(InitPlugin, ReceiveRoutePlugin):
             client_share=self.client_share,
         )
 
-    async def read_trigram_tables(self, app: Litestar) -> None:
-        """Find, when the application starts, the SQLite trigram tables its resources' text matches read first.
+    async def read_indexes(self, app: Litestar) -> None:
+        """Find, when the application starts, the indexes its resources' searches and text matches read.
 
         A start-up hook of the application (after ``check_started``): each resource's binding in this
-        application keeps what ``plugin.indexes.trigram_tables`` finds (docs: indexes, "Trigram indexes
-        on SQLite"). A database that cannot be read is a warning on the ``litestar_listing.indexes``
-        logger, and its lists read every row, with the same answers: this never stops the application.
+        application keeps what ``plugin.indexes.trigram_tables`` (SQLite's trigram tables; docs:
+        indexes, "Trigram indexes on SQLite") and ``plugin.indexes.indexed_search`` (docs: indexes,
+        "Search from indexes") find. A database that cannot be read is a warning on the
+        ``litestar_listing.indexes`` logger, and its lists read every row, with the same answers:
+        this never stops the application.
         """
         state = ListingState.of(app.state)
         if state is None:
@@ -241,14 +243,17 @@ class ListingPlugin(InitPlugin, ReceiveRoutePlugin):
             binding = state.bindings.get(resource)
             catalog_of = getattr(resource.backend, "index_catalog", None)
             catalog: Catalog | None = None if binding is None or catalog_of is None else catalog_of(pooled=False)
-            if binding is None or catalog is None or catalog.database is not SQLITE:
+            if binding is None or catalog is None:
                 continue
             try:
                 binding.trigram_tables = await trigram_tables(resource, catalog)
+                binding.indexed_search = await indexed_search(resource, catalog)
             except Exception as error:  # noqa: BLE001 - the lists still answer, reading every row
-                index_logger.warning("the trigram tables of %r could not be read: %s", resource.name, error)
+                index_logger.warning("the indexes of %r could not be read: %s", resource.name, error)
             finally:
-                if catalog.release is not None:
+                # Read on a connection of its own on SQLite (``pooled=False``); elsewhere on the
+                # application's pool, which it keeps.
+                if catalog.database is SQLITE and catalog.release is not None:
                     await catalog.release()
 
     async def log_missing_indexes(self) -> None:

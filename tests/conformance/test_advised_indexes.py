@@ -3,8 +3,9 @@
 An index changes how a database reads the rows, never which: the descending keys with their NULLs,
 the keys of scopes and relations, and the trigram indexes that a search and the ``ilike`` filters
 read, their candidates checked by the statement: on PostgreSQL over ``lower(column)``, on SQLite the
-FTS5 tables the statements name (docs: indexes, "What the advisor recommends"). A database of its
-own holds the fixture with them.
+FTS5 tables the statements name (docs: indexes, "What the advisor recommends"); and a search whose
+paths those indexes all serve reads its candidates from them (docs: indexes, "Search from indexes").
+A database of its own holds the fixture with them.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from litestar_listing.backends.base import TrigramTable
 from litestar_listing.backends.relational.databases import DATABASES, SQLITE, Database
 from litestar_listing.backends.relational.indexes import TRIGRAM_EXTENSION, Catalog, create_index
 from litestar_listing.core.indexes import IndexKind
-from litestar_listing.plugin.indexes import advise, trigram_tables
+from litestar_listing.plugin.indexes import advise, indexed_search, trigram_tables
 from tests.conformance import test_conformance
 from tests.conformance.cases import CASES, Case
 from tests.conformance.targets import Target, open_target
@@ -60,6 +61,7 @@ class Indexed:
 
     target: Target
     trigram_tables: dict[str, frozenset[TrigramTable]]
+    indexed_search: dict[str, frozenset[str]]
 
 
 @pytest.fixture(scope="module", params=RELATIONAL, ids=str)
@@ -79,9 +81,16 @@ async def indexed(request: pytest.FixtureRequest) -> AsyncIterator[Indexed]:
             assert TrigramTable("Thing", "name", "ix_things_name_trgm") in trigram["things"], trigram
         else:
             assert not any(trigram.values())
-        yield Indexed(loaded, trigram)
+        searched = {name: await indexed_search(resource, catalog) for name, resource in loaded.resources.items()}
+        # The searched paths an index of the listed table serves: none through a to-many relation (tags).
+        serves_text = database is not DATABASES["mariadb"]  # MariaDB has no trigram index
+        expected = {"name", "note", "owner__name"} if serves_text else {"owner__name"}
+        assert searched["things"] == frozenset(expected), searched
+        yield Indexed(loaded, trigram, searched)
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda case: case.id)
 async def test_case_with_the_advised_indexes(indexed: Indexed, case: Case) -> None:
-    await test_conformance.run_case(indexed.target, case, trigram_tables=indexed.trigram_tables)
+    await test_conformance.run_case(
+        indexed.target, case, trigram_tables=indexed.trigram_tables, indexed_search=indexed.indexed_search
+    )

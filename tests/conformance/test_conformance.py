@@ -57,10 +57,12 @@ async def run_case(
     *,
     count_in_page: bool = False,
     trigram_tables: Mapping[str, frozenset[TrigramTable]] | None = None,
+    indexed_search: Mapping[str, frozenset[str]] | None = None,
 ) -> None:
     """Run ``case`` on ``target`` and check what it expects.
 
-    With ``ListContext.count_in_page`` as given, and the trigram tables of each resource by its name.
+    With ``ListContext.count_in_page`` as given, and the trigram tables and indexed searched paths of
+    each resource by its name.
     """
     missing = case.needs - target.capabilities
     if missing:
@@ -77,7 +79,14 @@ async def run_case(
     query = with_policies(query, prepare(resource).field_map.graph, case)
     async with target.context() as context:
         tables = frozenset() if trigram_tables is None else trigram_tables.get(case.resource, frozenset())
-        called = dataclasses.replace(context, load=loads(case), count_in_page=count_in_page, trigram_tables=tables)
+        searched = frozenset() if indexed_search is None else indexed_search.get(case.resource, frozenset())
+        called = dataclasses.replace(
+            context,
+            load=loads(case),
+            count_in_page=count_in_page,
+            trigram_tables=tables,
+            indexed_search=searched,
+        )
         page = await resource.backend.fetch(query, called)
     if case.ids is not None:
         assert [item["id"] for item in page.items] == list(case.ids)

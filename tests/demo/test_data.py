@@ -29,14 +29,14 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, create_async_engin
 from sqlalchemy.orm import selectinload
 
 from litestar_listing import Resource
-from litestar_listing.backends.relational.compiler import trigram_lookup
+from litestar_listing.backends.relational.compiler import SearchForm, trigram_lookup
 from litestar_listing.backends.relational.databases import database
 from litestar_listing.backends.relational.indexes import Catalog
 from litestar_listing.backends.sqlalchemy import SQLAlchemyBackend, prepare_engine
 from litestar_listing.backends.sqlalchemy.compiler import STATEMENT_COMPILERS
 from litestar_listing.demo import data
 from litestar_listing.demo.models import DemoBase, DemoMeta, Flight, WatchedFlight
-from litestar_listing.plugin.indexes import trigram_tables
+from litestar_listing.plugin.indexes import indexed_search, trigram_tables
 from litestar_listing.plugin.prepared import prepare
 from tests.conftest import demo_sqlite_copy, mariadb_database_url, postgres_database_url
 from tests.harness import MARIADB_URL, POSTGRES_URL, drop_mariadb_databases
@@ -511,13 +511,17 @@ def test_data_dir_names_the_extra_when_the_package_is_missing(monkeypatch: pytes
 
 # ------------------------------------------------------------------- date parts and the time_hour index
 
+FLIGHTS_SEARCHED = ("tailnum", "airline__name", "origin_airport__name", "dest_airport__name")
+"""The demo's searched fields of flights (``demo.app``)."""
 
-async def _count_plan(engine: AsyncEngine, query: str, *, trigram: bool = False) -> str:
+
+async def _count_plan(engine: AsyncEngine, query: str, *, trigram: bool = False, candidates: bool = False) -> str:
     """The database's plan of the flights total for ``query``: the shared compiler's statement as sent.
 
     ``trigram``: with the trigram tables the plugin finds in the database when the demo starts (SQLite's).
+    ``candidates``: and the search read from its candidates (``SearchForm.CANDIDATES``).
     """
-    resource = Resource("flights", SQLAlchemyBackend(Flight), filter_fields=("*",))
+    resource = Resource("flights", SQLAlchemyBackend(Flight), filter_fields=("*",), search_fields=FLIGHTS_SEARCHED)
     listed = prepare(resource)
     found = database(engine.dialect.name, "SQLAlchemyBackend", STATEMENT_COMPILERS)
     compiler = STATEMENT_COMPILERS[found.name](Flight, select(Flight), {}, custom_base=False)
@@ -528,7 +532,11 @@ async def _count_plan(engine: AsyncEngine, query: str, *, trigram: bool = False)
                 return (await conn.exec_driver_sql(sql)).all()
 
         compiler.trigram_tables = trigram_lookup(await trigram_tables(resource, Catalog(found, "", rows)))
-    _, total = compiler.compile(listed.parser.parse(parse_qsl(query)))
+        compiler.indexed_search = await indexed_search(resource, Catalog(found, "", rows))
+    parsed = listed.parser.parse(parse_qsl(query))
+    if candidates:
+        assert compiler.narrows_search(parsed)
+    _, total = compiler.compile(parsed, search_form=SearchForm.CANDIDATES if candidates else SearchForm.SCAN)
     sent: list[tuple[str, Any]] = []
 
     def keep(_conn: Any, _cursor: Any, statement: str, parameters: Any, _context: Any, _many: bool) -> None:
@@ -596,3 +604,27 @@ async def test_a_substring_filter_reads_the_trigram_index(demo_url: str) -> None
     else:
         lines = [line.lstrip(" ->") for line in plan.splitlines()]
         assert not any(line.startswith(("SEARCH", "range ", "ref ")) for line in lines), plan
+
+
+async def test_a_search_reads_its_candidates_from_the_indexes(demo_url: str) -> None:
+    # The demo's search over four fields, three through relations (docs: indexes, "Search from
+    # indexes"): on SQLite each field's arm finds its rows through an index, the tail numbers' trigram
+    # table and the indexes over carrier, origin and dest, and the flights are then read by key.
+    engine = create_async_engine(demo_url)
+    prepare_engine(engine)
+    try:
+        if engine.dialect.name != "sqlite":
+            pytest.skip("only SQLite reads a search's candidates (Database.search_candidates)")
+        plan = await _count_plan(engine, "search=N12", trigram=True, candidates=True)
+        scanned = await _count_plan(engine, "search=N12", trigram=True)
+    finally:
+        await engine.dispose()
+    lines = [line.lstrip(" ->") for line in plan.splitlines()]
+    assert lines[0] == "SEARCH flights USING INTEGER PRIMARY KEY (rowid=?)", plan
+    assert "SCAN ix_flights_tailnum_trgm VIRTUAL TABLE INDEX 0:M1" in lines, plan
+    for index, column in (("ix_flights_carrier_time_hour_desc_id", "carrier"), ("ix_flights_origin_carrier", "origin")):
+        assert f"SEARCH flights USING COVERING INDEX {index} ({column}=?)" in lines, plan
+    assert "SEARCH flights USING COVERING INDEX ix_flights_dest (dest=?)" in lines, plan
+    assert not any(line.startswith("SCAN flights") for line in lines), plan
+    # Without them, every flight is read: the OR's arms use their indexes only for themselves.
+    assert "SCAN flights" in [line.lstrip(" ->") for line in scanned.splitlines()], scanned

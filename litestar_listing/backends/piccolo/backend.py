@@ -45,7 +45,7 @@ from litestar_listing.backends.piccolo.readers import (
     replica_lag,
 )
 from litestar_listing.backends.piccolo.sqlite import prepare_engine, read_pool
-from litestar_listing.backends.relational.compiler import trigram_lookup
+from litestar_listing.backends.relational.compiler import SearchForm, trigram_lookup
 from litestar_listing.backends.relational.databases import Database
 from litestar_listing.backends.relational.execution import Held, Reader, RelationalBackend, RunList
 from litestar_listing.backends.relational.indexes import Catalog
@@ -232,21 +232,26 @@ class PiccoloBackend(RelationalBackend[Engine[Any], Engine[Any], QueryCompiler, 
                 raise ConfigurationError(msg)
 
     def compiler(
-        self, database: Database, query: ListQuery | None = None, trigram_tables: frozenset[TrigramTable] = frozenset()
+        self,
+        database: Database,
+        query: ListQuery | None = None,
+        trigram_tables: frozenset[TrigramTable] = frozenset(),
+        indexed_search: frozenset[str] = frozenset(),
     ) -> QueryCompiler:
-        """The statement compiler for ``database``, ``query``'s policies that ``Computed`` values read, trigram tables.
+        """The statement compiler for ``database``, ``query``'s policies that ``Computed`` values read, indexes.
 
-        ``trigram_tables``: those its text matches read first (``RelationalCompiler.trigram_tables``). Kept
-        per database and set of trigram tables, and per distinct set of such row policies (``CompilerCache``).
+        ``trigram_tables`` and ``indexed_search``: ``RelationalCompiler``'s. Kept per database and
+        indexes, and per distinct set of such row policies (``CompilerCache``).
         """
         compiler = QUERY_COMPILERS[database.name]
 
         def build(policies: Mapping[str, Policy]) -> QueryCompiler:
             made = compiler(self._tables, self._expressions(policies, compiler.dialect), self._where)
             made.trigram_tables = trigram_lookup(trigram_tables)
+            made.indexed_search = indexed_search
             return made
 
-        return self._compilers.get((database.name, trigram_tables), query, build)
+        return self._compilers.get((database.name, trigram_tables, indexed_search), query, build)
 
     def _expressions(self, policies: Mapping[str, Policy], dialect: Dialect) -> dict[str, QueryString]:
         """The computed expressions of a list with ``policies`` on ``dialect`` (``Computed`` values built for them).
@@ -390,12 +395,19 @@ class PiccoloBackend(RelationalBackend[Engine[Any], Engine[Any], QueryCompiler, 
     def unavailable(self, error: BaseException) -> UnavailableError | None:  # noqa: D102
         return driver_unavailable(error)
 
-    def build(self, compiler: QueryCompiler, query: ListQuery, context: ListContext) -> Statements:
+    def build(
+        self, compiler: QueryCompiler, query: ListQuery, context: ListContext, search_form: SearchForm = SearchForm.SCAN
+    ) -> Statements:
         """The page, total and rows statements of the shape ``query``, and how the page's rows become items."""
         guard = compiler.load_guard(query) if context.load and query.policies else None
         node, columns, extras = self._page_selection(context.load, compiler.computed, guard)
         page, total = compiler.compile(
-            query, columns, keys=context.keyset, offset=Slot(OFFSET, int), total=context.count_in_page
+            query,
+            columns,
+            keys=context.keyset,
+            offset=Slot(OFFSET, int),
+            total=context.count_in_page,
+            search_form=search_form,
         )
         dialect = compiler.dialect
         return Statements(

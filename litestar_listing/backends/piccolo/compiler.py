@@ -270,15 +270,28 @@ class QueryCompiler(RelationalCompiler[Any, QueryString]):
         return QueryString("COUNT(*) OVER ()")
 
     def keys_statement(  # noqa: D102
-        self, source: None, condition: QueryString | None, order: Sequence[QueryString], limit: int, offset: int | Slot
+        self,
+        source: None,
+        condition: QueryString | None,
+        order: Sequence[QueryString],
+        limit: int | None,
+        offset: int | Slot | None,
     ) -> QueryString:
         pk = self.table._meta.primary_key
         return select_statement(
-            self.table, [QueryString("{}", pk)], where=condition, order=order, limit=limit, offset=offset
+            self.table, [QueryString("{}", pk)], where=condition, order=order, limit=limit, offset=offset or 0
         )
 
     def among_keys(self, keys: QueryString) -> QueryString:  # noqa: D102
         return QueryString("{} IN ({})", self.table._meta.primary_key, opaque(keys))
+
+    def union_keys(self, statements: Sequence[QueryString]) -> QueryString:  # noqa: D102
+        return QueryString(" UNION ALL ".join("{}" for _ in statements), *(opaque(item) for item in statements))
+
+    def capped_count(self, keys: QueryString, limit: int) -> QueryString:  # noqa: D102
+        return QueryString(
+            'SELECT COUNT(*) AS "total" FROM (SELECT 1 FROM ({}) AS "keys" LIMIT {}) AS "capped"', opaque(keys), limit
+        )
 
     # -- paths --------------------------------------------------------------------------------
     def start(self, source: None) -> Place:  # noqa: D102

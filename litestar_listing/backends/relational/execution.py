@@ -29,6 +29,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from litestar_listing.backends.base import TOTAL_MODES, Capabilities, ListContext, Page, TrigramTable
+from litestar_listing.backends.relational.compiler import CANDIDATE_LIMIT, SearchForm
 from litestar_listing.backends.relational.databases import SQLITE
 from litestar_listing.backends.relational.shapes import Shapes, shape_of
 from litestar_listing.backends.relational.totals import count_beside, total_of
@@ -42,6 +43,12 @@ if TYPE_CHECKING:
     from litestar_listing.core.schema import FieldInfo, ModelGraph
 
 __all__ = ("Held", "Reader", "RelationalBackend", "Statements")
+
+
+def _search_form(candidates: int) -> SearchForm:
+    """The form of a search whose probe counted ``candidates`` (``CANDIDATE_LIMIT + 1`` at most)."""
+    return SearchForm.CANDIDATES if candidates <= CANDIDATE_LIMIT else SearchForm.SCAN
+
 
 Row = Any
 """A row as the ORM's driver returns it (SQLAlchemy's ``Row``, a dict of Piccolo's)."""
@@ -217,33 +224,52 @@ class RelationalBackend(ABC, Generic[HandleT, NodeT, CompilerT, StatementsT]):
         """The page on ``reader``, its total, and the last key of a keyset page."""
         # Only SQLite's statements name a trigram table (PostgreSQL's planner finds its trigram indexes itself).
         trigram_tables = context.trigram_tables if reader.database is SQLITE else frozenset()
-        compiler = self.compiler(reader.database, query, trigram_tables)
+        compiler = self.compiler(reader.database, query, trigram_tables, context.indexed_search)
         shape, values = shape_of(query)
         # The total read with the page, by the page's statement: a non-empty page tells it.
         in_page = context.count_in_page and context.total_mode == "exact" and compiler.counts_in_page(shape)
-        statements = self._shapes.get(
-            (compiler, shape, context.keyset, context.load, in_page),
-            lambda: self.build(compiler, shape, replace(context, count_in_page=in_page)),
-        )
+        listed = replace(context, count_in_page=in_page)
+
+        def statements_of(form: SearchForm) -> StatementsT:
+            return self._shapes.get(
+                (compiler, shape, context.keyset, context.load, in_page, form),
+                lambda: self.build(compiler, shape, listed, form),
+            )
+
         # A list held to one core (``ListContext.parallel``) counts after its page, on the page's connection.
         apart = context.total_mode == "exact" and context.parallel and not in_page
+        # A search its fields' indexes serve reads their candidates when they are few: a probe counts
+        # them first, on a connection of its own where the count may run apart, else on the page's.
+        probe = statements_of(SearchForm.PROBE) if compiler.narrows_search(shape) else None
+        form = SearchForm.SCAN
+        if probe is not None:
+            probing = await reader.count_apart(probe, values) if apart else None
+            if probing is not None:
+                form = _search_form(await probing)
+                probe = None
+            else:
+                apart = False  # the count follows the page on its connection, as the probe did
+        statements = statements_of(form)
         beside = await reader.count_apart(statements, values) if apart else None
         async with count_beside(beside) as counting, reader.limited():
+            if probe is not None:
+                statements = statements_of(_search_form(await reader.count(probe, values)))
             rows, counted = await reader.page(
                 statements,
                 values,
                 count_too=lambda found: query.total_from_page(found) is None and not (in_page and found),
             )
+            read = statements
 
             async def count() -> int:
                 if in_page and rows:
-                    return statements.total_in(rows[0])
+                    return read.total_in(rows[0])
                 if counting is not None:
                     return await counting
-                return counted if counted is not None else await reader.count(statements, values)
+                return counted if counted is not None else await reader.count(read, values)
 
             async def estimate() -> int | None:
-                return await reader.estimate(statements, values, query)
+                return await reader.estimate(read, values, query)
 
             total, estimated = await total_of(
                 query, len(rows), context, count=count, estimate=estimate if reader.database.estimates else None
@@ -296,19 +322,27 @@ class RelationalBackend(ABC, Generic[HandleT, NodeT, CompilerT, StatementsT]):
 
     @abstractmethod
     def compiler(
-        self, database: Database, query: ListQuery | None = None, trigram_tables: frozenset[TrigramTable] = frozenset()
+        self,
+        database: Database,
+        query: ListQuery | None = None,
+        trigram_tables: frozenset[TrigramTable] = frozenset(),
+        indexed_search: frozenset[str] = frozenset(),
     ) -> CompilerT:
-        """The statement compiler for ``database``, ``query``'s policies that ``Computed`` values read, trigram tables.
+        """The statement compiler for ``database``, ``query``'s policies that ``Computed`` values read, indexes.
 
-        ``trigram_tables``: those its text matches read first (``RelationalCompiler.trigram_tables``).
+        ``trigram_tables``: those its text matches read first (``RelationalCompiler.trigram_tables``);
+        ``indexed_search``: the searched paths an index serves (``RelationalCompiler.indexed_search``).
         """
 
     @abstractmethod
-    def build(self, compiler: CompilerT, query: ListQuery, context: ListContext) -> StatementsT:
+    def build(
+        self, compiler: CompilerT, query: ListQuery, context: ListContext, search_form: SearchForm = SearchForm.SCAN
+    ) -> StatementsT:
         """The statements of the query shape ``query``, its page offset bound as ``Slot(shapes.OFFSET, int)``.
 
         With ``context.count_in_page`` (set only where ``compiler.counts_in_page(query)``), the page
         statement selects the total too (``compile(total=True)``), which ``Statements.total_in`` reads.
+        ``search_form`` goes to ``compile``: with ``SearchForm.PROBE`` the total statement is the probe.
         """
 
     @abstractmethod

@@ -17,7 +17,7 @@ from sqlalchemy.orm.util import AliasedClass
 from sqlalchemy.pool import NullPool
 
 from litestar_listing.backends.base import CompilerCache, Computed, ListContext, Page, TrigramTable, read_models
-from litestar_listing.backends.relational.compiler import trigram_lookup
+from litestar_listing.backends.relational.compiler import SearchForm, trigram_lookup
 from litestar_listing.backends.relational.execution import Held, Reader, RelationalBackend, RunList
 from litestar_listing.backends.relational.indexes import Catalog
 from litestar_listing.backends.relational.replicas import Replica, ReplicaSet
@@ -268,12 +268,16 @@ class SQLAlchemyBackend(RelationalBackend[AsyncSession, Sessions, StatementCompi
         return base if self._statement is None else self._statement
 
     def compiler(
-        self, database: Database, query: ListQuery | None = None, trigram_tables: frozenset[TrigramTable] = frozenset()
+        self,
+        database: Database,
+        query: ListQuery | None = None,
+        trigram_tables: frozenset[TrigramTable] = frozenset(),
+        indexed_search: frozenset[str] = frozenset(),
     ) -> StatementCompiler:
-        """The statement compiler for ``database``, ``query``'s policies that ``Computed`` values read, trigram tables.
+        """The statement compiler for ``database``, ``query``'s policies that ``Computed`` values read, indexes.
 
-        ``trigram_tables``: those its text matches read first (``RelationalCompiler.trigram_tables``). Kept
-        per database and set of trigram tables, and per distinct set of such row policies (``CompilerCache``).
+        ``trigram_tables`` and ``indexed_search``: ``RelationalCompiler``'s. Kept per database and
+        indexes, and per distinct set of such row policies (``CompilerCache``).
         """
 
         def build(policies: Mapping[str, Policy]) -> StatementCompiler:
@@ -281,9 +285,10 @@ class SQLAlchemyBackend(RelationalBackend[AsyncSession, Sessions, StatementCompi
             base = self._base_statement(computed)
             compiler = STATEMENT_COMPILERS[database.name](self.model, base, computed, custom_base=self._custom_base)
             compiler.trigram_tables = trigram_lookup(trigram_tables)
+            compiler.indexed_search = indexed_search
             return compiler
 
-        return self._compilers.get((database.name, trigram_tables), query, build)
+        return self._compilers.get((database.name, trigram_tables, indexed_search), query, build)
 
     def session(self, context: ListContext) -> AsyncSession:
         """The session of a call: ``context.session``, else the request's from ``config``.
@@ -366,7 +371,13 @@ class SQLAlchemyBackend(RelationalBackend[AsyncSession, Sessions, StatementCompi
     def unavailable(self, error: BaseException) -> UnavailableError | None:  # noqa: D102
         return unavailable(error)
 
-    def build(self, compiler: StatementCompiler, query: ListQuery, context: ListContext) -> Statements:
+    def build(
+        self,
+        compiler: StatementCompiler,
+        query: ListQuery,
+        context: ListContext,
+        search_form: SearchForm = SearchForm.SCAN,
+    ) -> Statements:
         """The page statement of the shape ``query``, the total's statement, and how the page's rows become items.
 
         Items are built from plain rows (``RowPlan``) unless they need ORM instances: a ``to_item``,
@@ -374,7 +385,7 @@ class SQLAlchemyBackend(RelationalBackend[AsyncSession, Sessions, StatementCompi
         """
         counted = context.count_in_page
         page_statement, total_statement = compiler.compile(
-            query, keys=context.keyset, offset=Slot(OFFSET, int), total=counted
+            query, keys=context.keyset, offset=Slot(OFFSET, int), total=counted, search_form=search_form
         )
         total_statement = total_statement.execution_options(**BY_POSITION)
         # The page's labelled columns: the base statement's own, the total, the keyset's values.

@@ -18,6 +18,7 @@ from sqlalchemy import (
     Boolean,
     ClauseList,
     ColumnElement,
+    CompoundSelect,
     Float,
     Integer,
     LargeBinary,
@@ -34,10 +35,12 @@ from sqlalchemy import (
     func,
     inspect,
     literal,
+    literal_column,
     or_,
     select,
     true,
     tuple_,
+    union_all,
 )
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.orm import aliased
@@ -203,13 +206,15 @@ class StatementCompiler(RelationalCompiler[ColumnElement[Any], Select[Any]]):
         source: _Source,
         condition: ColumnElement[Any] | None,
         order: Sequence[ColumnElement[Any]],
-        limit: int,
-        offset: int | Slot,
+        limit: int | None,
+        offset: int | Slot | None,
     ) -> Select[Any]:
         keys = self._where(source.apply(self.base), condition).with_only_columns(
             *self._primary_key(), maintain_column_froms=True
         )
-        return keys.order_by(*order).limit(limit).offset(self._rows(offset)).correlate(None)
+        if limit is not None:
+            keys = keys.order_by(*order).limit(limit).offset(None if offset is None else self._rows(offset))
+        return keys.correlate(None)
 
     @staticmethod
     def _rows(count: int | Slot) -> Any:
@@ -218,9 +223,16 @@ class StatementCompiler(RelationalCompiler[ColumnElement[Any], Select[Any]]):
             return bindparam(count.name, type_=Integer(), required=True, literal_execute=True)
         return count
 
-    def among_keys(self, keys: Select[Any]) -> ColumnElement[Any]:  # noqa: D102
+    def among_keys(self, keys: Select[Any] | CompoundSelect[Any]) -> ColumnElement[Any]:  # noqa: D102
         pk = self._primary_key()
         return pk[0].in_(keys) if len(pk) == 1 else tuple_(*pk).in_(keys)
+
+    def union_keys(self, statements: Sequence[Select[Any]]) -> Any:  # noqa: D102
+        return statements[0] if len(statements) == 1 else union_all(*statements)
+
+    def capped_count(self, keys: Select[Any] | CompoundSelect[Any], limit: int) -> Select[Any]:  # noqa: D102
+        rows: Select[Any] = select(literal_column("1")).select_from(keys.subquery()).limit(limit)
+        return select(func.count()).select_from(rows.subquery())
 
     # -- paths --------------------------------------------------------------------------------
     def start(self, source: _Source) -> Place:  # noqa: D102
