@@ -22,6 +22,7 @@ __all__ = (
     "Capabilities",
     "CompilerCache",
     "Computed",
+    "IndexedSearch",
     "ListContext",
     "ListingBackend",
     "Page",
@@ -263,6 +264,23 @@ class TrigramTable:
 
 
 @dataclass(frozen=True, slots=True)
+class IndexedSearch:
+    """The searched paths whose matches an index of the listed table finds, and the table's size.
+
+    Docs: indexes, "Search from indexes". The plugin reads them from an application's database when
+    it starts (``plugin.indexes.indexed_search``).
+
+    Attributes:
+        paths: The searchable paths (``FieldPath.name``) such an index serves.
+        rows: The listed table's rows then (counted on SQLite, the planner's estimate elsewhere):
+            how many candidates are few (``RelationalCompiler.candidate_limit``).
+    """
+
+    paths: frozenset[str]
+    rows: int
+
+
+@dataclass(frozen=True, slots=True)
 class ListContext:
     """Per-call inputs of ``ListingBackend.fetch`` besides the query.
 
@@ -293,10 +311,10 @@ class ListContext:
             (``core.cost.counts_with_page``; docs: design, "Totals"). A backend that cannot ignores it.
         trigram_tables: The trigram tables a SQLite statement may read its text matches' candidates
             from (the application's, found when it started); a backend or database without them ignores them.
-        indexed_search: The searchable paths (``FieldPath.name``) whose matches an index of the listed
-            table finds, found when the application started (``plugin.indexes.indexed_search``): a
-            search over these alone reads its rows from the indexes when they hold few (docs:
-            indexes, "Search from indexes"). A backend without SQL tables ignores it.
+        indexed_search: The searchable paths whose matches an index of the listed table finds, and
+            the table's size, found when the application started (``plugin.indexes.indexed_search``):
+            a search over these alone reads its rows from the indexes when they hold few (docs:
+            indexes, "Search from indexes"); None: none is. A backend without SQL tables ignores it.
     """
 
     request: Any = None
@@ -310,7 +328,7 @@ class ListContext:
     parallel: bool = True
     count_in_page: bool = False
     trigram_tables: frozenset[TrigramTable] = frozenset()
-    indexed_search: frozenset[str] = frozenset()
+    indexed_search: IndexedSearch | None = None
 
     def remaining(self) -> float | None:
         """Seconds left before ``deadline`` (at least a millisecond), or None without one.

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from litestar.connection import ASGIConnection
     from litestar.datastructures import State
 
-    from litestar_listing.backends.base import TrigramTable
+    from litestar_listing.backends.base import IndexedSearch, TrigramTable
     from litestar_listing.core.cost import Cost
     from litestar_listing.core.query import Filter, ListQuery
     from litestar_listing.plugin.admission import Admission
@@ -59,9 +59,9 @@ class Binding:
         trigram_tables: The SQLite trigram tables its lists' text matches read first, found in the
             application's database when it starts (``plugin.indexes.trigram_tables``; docs: indexes,
             "Trigram indexes on SQLite"); empty until then, and on other databases.
-        indexed_search: The searchable paths an index of the listed table serves, found when the
-            application starts (``plugin.indexes.indexed_search``; docs: indexes, "Search from
-            indexes"); empty until then.
+        indexed_search: The searchable paths an index of the listed table serves, and the table's
+            size, found when the application starts (``plugin.indexes.indexed_search``; docs:
+            indexes, "Search from indexes"); None until then, or where no path is served.
     """
 
     __slots__ = (
@@ -96,7 +96,7 @@ class Binding:
         self.expensive_cost = expensive_cost
         # Read when the application starts (``ListingPlugin.read_indexes``).
         self.trigram_tables: frozenset[TrigramTable] = frozenset()
-        self.indexed_search: frozenset[str] = frozenset()
+        self.indexed_search: IndexedSearch | None = None
         self._operation: type[Operation] | None = None
 
     @property

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from litestar_listing.backends.base import TrigramTable
+from litestar_listing.backends.base import IndexedSearch, TrigramTable
 from litestar_listing.backends.relational.databases import DATABASES, POSTGRESQL, SQLITE, Database
 from litestar_listing.backends.relational.indexes import (
     TRIGRAM_EXTENSION,
@@ -185,15 +185,16 @@ async def trigram_tables(resource: Resource, catalog: Catalog | None = None) -> 
     return frozenset(found)
 
 
-async def indexed_search(resource: Resource, catalog: Catalog | None = None) -> frozenset[str]:
-    """The searchable paths of ``resource`` whose matches an index of its listed table finds.
+async def indexed_search(resource: Resource, catalog: Catalog | None = None) -> IndexedSearch | None:
+    """The searchable paths of ``resource`` whose matches an index of its listed table finds, and its size.
 
     A field of the listed model itself: a trigram index over it (on SQLite, its trigram table). A
     path through a to-one relation: an index led by the relation's columns (``flights.carrier``), or
     none needed where the relation is followed by the primary key. A search over these paths alone
     reads its rows from those indexes when they hold few (docs: indexes, "Search from indexes"). The
     plugin reads them once per application when it starts; an index made later is read after a
-    restart. Empty for a backend without SQL tables or without an engine of its own.
+    restart. None where no path is served, and for a backend without SQL tables or without an engine
+    of its own. The size is the table's rows at that moment (``Catalog.table_rows``).
 
     Args:
         resource: The resource.
@@ -209,7 +210,7 @@ async def indexed_search(resource: Resource, catalog: Catalog | None = None) -> 
         catalog = catalog_of()
     searchable = prepare(resource).field_map.searchable
     if storage_of is None or catalog is None or not searchable:
-        return frozenset()
+        return None
     storage: IndexStorage = storage_of()
     root = prepare(resource).field_map.graph.root
     table = storage.table(root)
@@ -231,7 +232,7 @@ async def indexed_search(resource: Resource, catalog: Catalog | None = None) -> 
             need = IndexNeed(table, tuple(IndexKey(column, lookup=True) for column in columns)) if columns else None
         if need is not None and serving(need, indexes) is not None:
             found.add(field.path.name)
-    return frozenset(found)
+    return IndexedSearch(frozenset(found), await catalog.table_rows(table)) if found else None
 
 
 def _piccolo_step(statements: Sequence[str]) -> list[str]:

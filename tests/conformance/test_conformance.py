@@ -13,7 +13,7 @@ from urllib.parse import parse_qsl
 
 import pytest
 
-from litestar_listing.backends.base import TrigramTable
+from litestar_listing.backends.base import IndexedSearch, TrigramTable
 from litestar_listing.core.errors import InvalidQueryError
 from litestar_listing.core.parsing import forced_filter
 from litestar_listing.core.query import ListQuery, Policy
@@ -57,7 +57,7 @@ async def run_case(
     *,
     count_in_page: bool = False,
     trigram_tables: Mapping[str, frozenset[TrigramTable]] | None = None,
-    indexed_search: Mapping[str, frozenset[str]] | None = None,
+    indexed_search: Mapping[str, IndexedSearch | None] | None = None,
 ) -> None:
     """Run ``case`` on ``target`` and check what it expects.
 
@@ -79,7 +79,7 @@ async def run_case(
     query = with_policies(query, prepare(resource).field_map.graph, case)
     async with target.context() as context:
         tables = frozenset() if trigram_tables is None else trigram_tables.get(case.resource, frozenset())
-        searched = frozenset() if indexed_search is None else indexed_search.get(case.resource, frozenset())
+        searched = None if indexed_search is None else indexed_search.get(case.resource)
         called = dataclasses.replace(
             context,
             load=loads(case),

@@ -1,7 +1,7 @@
 """A search read from its candidates (docs: indexes, "Search from indexes"), on every relational target.
 
-Where an index serves every searched path, a search over few enough candidates ANDs ``<key> IN
-(<each path's matching keys>)`` to its own test (on SQLite: ``Database.search_candidates``). The
+Where an index serves every searched path, a search over few enough candidates ANDs the condition
+``<key> IN (<each path's matching keys>)`` to its own test (``Database.search_candidates``). The
 case table's searched cases run again with every searchable path taken as indexed, so that each of
 them that can be read so is: the answers are the hand counts, with row policies, relation and JSON
 paths included. The tests below show which form the probe chooses.
@@ -16,6 +16,7 @@ from urllib.parse import parse_qsl
 
 import pytest
 
+from litestar_listing.backends.base import IndexedSearch
 from litestar_listing.backends.relational import execution
 from litestar_listing.backends.relational.compiler import CANDIDATE_LIMIT, SearchForm
 from litestar_listing.backends.relational.databases import DATABASES
@@ -31,9 +32,21 @@ SEARCHED = [case for case in CASES if not case.errors and "search=" in case.quer
 """The searched cases of the table."""
 
 
-def _every_searchable_path(target: Target) -> dict[str, frozenset[str]]:
+NODES = {"pgbouncer": "postgresql", "standby": "postgresql"}
+"""The databases of the node targets."""
+
+
+def reads_candidates(target: Target) -> bool:
+    """Whether ``target``'s database reads a search's candidates (``Database.search_candidates``)."""
+    name = target.id.split(":", 1)[-1]
+    database = DATABASES.get(NODES.get(name, name))
+    return database is not None and database.search_candidates is not None
+
+
+def _every_searchable_path(target: Target) -> dict[str, IndexedSearch]:
+    """Every searchable path of each resource taken as indexed, on a table of a million rows."""
     return {
-        name: frozenset(field.path.name for field in prepare(resource).field_map.searchable)
+        name: IndexedSearch(frozenset(field.path.name for field in prepare(resource).field_map.searchable), 10**6)
         for name, resource in target.resources.items()
     }
 
@@ -44,8 +57,8 @@ def forms_chosen(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[SearchForm]]:
     chosen: list[SearchForm] = []
     original = execution._search_form
 
-    def recorded(candidates: int) -> SearchForm:
-        chosen.append(original(candidates))
+    def recorded(candidates: int, limit: int) -> SearchForm:
+        chosen.append(original(candidates, limit))
         return chosen[-1]
 
     monkeypatch.setattr(execution, "_search_form", recorded)
@@ -60,8 +73,8 @@ def test_enough_cases_search() -> None:
 
 @pytest.mark.parametrize("case", SEARCHED, ids=lambda case: case.id)
 async def test_case_read_from_candidates(target: Target, case: Case, monkeypatch: pytest.MonkeyPatch) -> None:
-    if not target.id.endswith(":sqlite"):
-        pytest.skip(f"{target.id}: only SQLite reads a search's candidates (Database.search_candidates)")
+    if not reads_candidates(target):
+        pytest.skip(f"{target.id}: its database never reads a search's candidates (Database.search_candidates)")
     with forms_chosen(monkeypatch) as chosen:
         await test_conformance.run_case(target, case, indexed_search=_every_searchable_path(target))
     # A text of a trigram or more is probed (the fixture's searched paths include its own fields).
@@ -71,10 +84,23 @@ async def test_case_read_from_candidates(target: Target, case: Case, monkeypatch
 
 
 def test_few_candidates_are_read_and_many_are_scanned() -> None:
-    # The probe counts at most CANDIDATE_LIMIT + 1; the boundary is inclusive.
-    assert execution._search_form(0) is SearchForm.CANDIDATES
-    assert execution._search_form(CANDIDATE_LIMIT) is SearchForm.CANDIDATES
-    assert execution._search_form(CANDIDATE_LIMIT + 1) is SearchForm.SCAN
+    # The probe counts at most candidate_limit + 1; the boundary is inclusive.
+    assert execution._search_form(0, 5) is SearchForm.CANDIDATES
+    assert execution._search_form(5, 5) is SearchForm.CANDIDATES
+    assert execution._search_form(6, 5) is SearchForm.SCAN
+
+
+@pytest.mark.parametrize(
+    ("rows", "sqlite", "postgresql"), [(0, 1_000, 1_000), (336_776, 11_225, 3_367), (10**7, 333_333, 100_000)]
+)
+def test_how_many_candidates_are_few(target: Target, rows: int, sqlite: int, postgresql: int) -> None:
+    # CANDIDATE_LIMIT, or the database's share of the table's rows when the application started.
+    if "count_in_page" not in target.capabilities:
+        pytest.skip(f"{target.id} has no indexes to read candidates from")
+    backend: Any = target.resources["things"].backend
+    for name, limit in (("sqlite", sqlite), ("postgresql", postgresql)):
+        compiler = backend.compiler(DATABASES[name], None, frozenset(), IndexedSearch(frozenset(), rows))
+        assert compiler.candidate_limit == max(CANDIDATE_LIMIT, limit)
 
 
 async def test_which_searches_are_probed(target: Target) -> None:
@@ -88,7 +114,7 @@ async def test_which_searches_are_probed(target: Target) -> None:
     assert compiler.narrows_search(parse([("search", "frank")]))
     # A path no index serves, a text without a trigram where a searched field is the listed model's own,
     # or no search: the OR is tested on every row the statement reads.
-    some = backend.compiler(DATABASES["sqlite"], None, frozenset(), every - {"note"})
+    some = backend.compiler(DATABASES["sqlite"], None, frozenset(), IndexedSearch(every.paths - {"note"}, every.rows))
     assert not some.narrows_search(parse([("search", "frank")]))
     assert not compiler.narrows_search(parse([("search", "fr")]))
     assert not compiler.narrows_search(parse([("name", "frank")]))

@@ -66,6 +66,7 @@ from litestar_listing import (
     ScopeRule,
     tenant_scope,
 )
+from litestar_listing.backends.base import IndexedSearch
 from litestar_listing.backends.piccolo import PiccoloBackend
 from litestar_listing.backends.piccolo import prepare_engine as prepare_piccolo_engine
 from litestar_listing.backends.relational import execution
@@ -95,6 +96,7 @@ from tests.conformance.targets import (
     write_piccolo_rows,
     write_sqlalchemy_rows,
 )
+from tests.conformance.test_search_candidates import reads_candidates
 from tests.conftest import async_url, scratch_folder
 from tests.differential.strategies import Domain
 from tests.harness import mariadb_connection
@@ -206,7 +208,8 @@ COUNTED_QUERIES = (
 )
 """Requests of ``things`` whose total is read with the page on the SQL backends (docs: design, "Totals"):
 searched, sorted by fields no index serves, with pages that neither are the last nor tell the total. On
-SQLite, those of three letters or more read their candidates first (``every_path_indexed``)."""
+the databases that read a search's candidates, those of three letters or more read them first
+(``every_path_indexed``)."""
 
 
 @pytest.fixture
@@ -217,14 +220,14 @@ def every_path_indexed(monkeypatch: pytest.MonkeyPatch) -> list[SearchForm]:
     indexes, "Search from indexes"), whatever indexes the fixture's tables have.
     """
 
-    async def every_path(resource: Resource, catalog: object = None) -> frozenset[str]:
-        return frozenset(field.path.name for field in prepare(resource).field_map.searchable)
+    async def every_path(resource: Resource, catalog: object = None) -> IndexedSearch:
+        return IndexedSearch(frozenset(field.path.name for field in prepare(resource).field_map.searchable), 10**6)
 
     chosen: list[SearchForm] = []
     original = execution._search_form
 
-    def recorded(candidates: int) -> SearchForm:
-        chosen.append(original(candidates))
+    def recorded(candidates: int, limit: int) -> SearchForm:
+        chosen.append(original(candidates, limit))
         return chosen[-1]
 
     monkeypatch.setattr(plugin_module, "indexed_search", every_path)
@@ -523,7 +526,7 @@ def test_every_readable_part_of_an_answer_ignores_invisible_rows(
     assert tally.queries >= profile().max_examples, summary
     assert tally.rows_seen > tally.queries, summary
     # The searches read from their candidates were compared too, on the database that reads them.
-    assert (SearchForm.CANDIDATES in every_path_indexed) is target.id.endswith(":sqlite"), every_path_indexed
+    assert (SearchForm.CANDIDATES in every_path_indexed) is reads_candidates(target), every_path_indexed
 
 
 def test_the_counted_queries_read_their_total_with_the_page() -> None:

@@ -19,6 +19,7 @@ from piccolo.querystring import QueryString
 from litestar_listing.backends.base import (
     CompilerCache,
     Computed,
+    IndexedSearch,
     ListContext,
     Page,
     TrigramTable,
@@ -236,7 +237,7 @@ class PiccoloBackend(RelationalBackend[Engine[Any], Engine[Any], QueryCompiler, 
         database: Database,
         query: ListQuery | None = None,
         trigram_tables: frozenset[TrigramTable] = frozenset(),
-        indexed_search: frozenset[str] = frozenset(),
+        indexed_search: IndexedSearch | None = None,
     ) -> QueryCompiler:
         """The statement compiler for ``database``, ``query``'s policies that ``Computed`` values read, indexes.
 

@@ -288,6 +288,9 @@ class QueryCompiler(RelationalCompiler[Any, QueryString]):
     def union_keys(self, statements: Sequence[QueryString]) -> QueryString:  # noqa: D102
         return QueryString(" UNION ALL ".join("{}" for _ in statements), *(opaque(item) for item in statements))
 
+    def statement_value(self, statement: QueryString) -> QueryString:  # noqa: D102
+        return QueryString("({})", opaque(statement))
+
     def capped_count(self, keys: QueryString, limit: int) -> QueryString:  # noqa: D102
         return QueryString(
             'SELECT COUNT(*) AS "total" FROM (SELECT 1 FROM ({}) AS "keys" LIMIT {}) AS "capped"', opaque(keys), limit

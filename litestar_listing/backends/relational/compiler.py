@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
-from litestar_listing.backends.base import TrigramTable, dispatch, field_filter, where
+from litestar_listing.backends.base import IndexedSearch, TrigramTable, dispatch, field_filter, where
 from litestar_listing.backends.relational.databases import Database
 from litestar_listing.backends.relational.indexes import trigram_match
 from litestar_listing.core.errors import ConfigurationError
@@ -50,12 +50,9 @@ KEY_LABEL = "_listing_key_"
 TOTAL_LABEL = "_listing_total"
 """The label of the total a page statement selects with its rows (``RelationalCompiler.counts_in_page``)."""
 
-CANDIDATE_LIMIT = 10_000
-"""Up to this many candidate rows, a search whose fields are indexed reads its rows from their indexes.
-
-Read by key, a candidate costs about what seven rows cost scanned (SQLite, the demo's flights: 6,392
-candidates in 10 ms, 336,776 rows scanned in 73 ms); past this many, a scan stopped early by an
-index-walked order wins too often (docs: indexes, "Search from indexes")."""
+CANDIDATE_LIMIT = 1_000
+"""Up to this many candidate rows, whatever the table's size, a search whose fields are indexed reads
+its rows from their indexes (``RelationalCompiler.candidate_limit``; docs: indexes, "Search from indexes")."""
 
 
 class SearchForm(enum.Enum):
@@ -66,7 +63,7 @@ class SearchForm(enum.Enum):
     CANDIDATES = enum.auto()
     """That OR, ANDed with ``<key> IN (<each field's matching keys, read from its index>)``."""
     PROBE = enum.auto()
-    """The total statement counts the candidates instead, ``CANDIDATE_LIMIT + 1`` at most."""
+    """The total statement counts the candidates instead, ``candidate_limit + 1`` at most."""
 
 
 Expression = TypeVar("Expression")
@@ -174,16 +171,16 @@ class RelationalCompiler(ABC, Generic[Expression, Statement]):
         trigram_tables: By (model, field), the SQLite trigram table whose candidates a text match on
             that field reads first (``backends.base.TrigramTable``; docs: indexes, "Trigram indexes
             on SQLite"); empty elsewhere.
-        indexed_search: The searchable paths (``FieldPath.name``) whose matches an index of the
-            listed table finds (``plugin.indexes.indexed_search``): a search over these alone may read
-            its candidates from them (``SearchForm``).
+        indexed_search: The searchable paths whose matches an index of the listed table finds, and
+            the table's size (``plugin.indexes.indexed_search``): a search over these alone may read
+            its candidates from them (``SearchForm``); None: none is.
     """
 
     computed: Mapping[str, Expression]
     base_where: Expression | None = None
     graph: ModelGraph
     trigram_tables: Mapping[tuple[str, str], str] = MappingProxyType({})
-    indexed_search: frozenset[str] = frozenset()
+    indexed_search: IndexedSearch | None = None
 
     # -- statements ---------------------------------------------------------------------------
     def compile(
@@ -215,7 +212,7 @@ class RelationalCompiler(ABC, Generic[Expression, Statement]):
         condition = self.where(source, query, candidates=search_form is SearchForm.CANDIDATES)
         # The total joins only what the WHERE clause needs: order joins never change a count.
         if search_form is SearchForm.PROBE:
-            counted = self.capped_count(self.search_keys(query), CANDIDATE_LIMIT + 1)
+            counted = self.capped_count(self.search_keys(query), self.candidate_limit + 1)
         else:
             counted = self.total_statement(source, condition)
         policies = self.policies(query)
@@ -256,8 +253,10 @@ class RelationalCompiler(ABC, Generic[Expression, Statement]):
             self.any_of,
         )
         parts = [] if self.base_where is None else [self.base_where]
-        if candidates:
-            parts.append(self.among_keys(self.search_keys(query)))
+        if candidates and self.database.search_candidates is not None:
+            (key,) = self.graph.root_entity.pk
+            keys = self.statement_value(self.search_keys(query))
+            parts.append(self.condition_sql(self.database.search_candidates, self.field(self.start(source), key), keys))
         own = self.policy_condition(self.start(source), self.graph.root, policies)
         if own is not None:
             parts.append(own)
@@ -456,18 +455,31 @@ class RelationalCompiler(ABC, Generic[Expression, Statement]):
     def narrows_search(self, query: ListQuery) -> bool:
         """Whether ``query``'s search may read its candidates from its fields' indexes (``SearchForm``).
 
-        On a database that reads them (``Database.search_candidates``), every searched path is in
+        On a database that reads them (``Database.search_candidates``), for a listed model keyed by
+        one column, every searched path is in
         ``indexed_search``, and where one is a field of the listed model itself, the text has a
         trigram to look up (``indexes.trigram_match``): without one, a trigram index holds no
         candidates for it and its arm would read every row.
         """
-        search = query.search
-        if search is None or not self.indexed_search or not self.database.search_candidates:
+        search, indexed = query.search, self.indexed_search
+        if search is None or indexed is None or self.database.search_candidates is None:
             return False
-        if not all(path.name in self.indexed_search for path in search.paths):
+        if len(self.graph.root_entity.pk) != 1:
+            return False
+        if not all(path.name in indexed.paths for path in search.paths):
             return False
         own = any(not path.relations for path in search.paths)
         return not own or trigram_match(contains_pattern(search.text), folded=True) is not None
+
+    @property
+    def candidate_limit(self) -> int:
+        """Up to how many candidates a search reads them: ``CANDIDATE_LIMIT``, or the database's share of the table.
+
+        ``Database.candidate_share`` of the listed table's rows when the application started
+        (``IndexedSearch.rows``), if that is more (docs: indexes, "Search from indexes").
+        """
+        rows = 0 if self.indexed_search is None else self.indexed_search.rows
+        return max(CANDIDATE_LIMIT, int(rows * self.database.candidate_share))
 
     def search_keys(self, query: ListQuery) -> Statement:
         """The primary keys of the rows each searched path matches, one ``SELECT`` each, ``UNION ALL``.
@@ -740,6 +752,10 @@ class RelationalCompiler(ABC, Generic[Expression, Statement]):
     @abstractmethod
     def union_keys(self, statements: Sequence[Statement]) -> Statement:
         """``statements`` (each the primary keys of some rows) combined with ``UNION ALL``; one: itself."""
+
+    @abstractmethod
+    def statement_value(self, statement: Statement) -> Any:
+        """``statement`` as a value in parentheses, for a template (``condition_sql``)."""
 
     @abstractmethod
     def capped_count(self, keys: Statement, limit: int) -> Statement:

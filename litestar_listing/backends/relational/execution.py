@@ -28,8 +28,8 @@ from dataclasses import replace
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
-from litestar_listing.backends.base import TOTAL_MODES, Capabilities, ListContext, Page, TrigramTable
-from litestar_listing.backends.relational.compiler import CANDIDATE_LIMIT, SearchForm
+from litestar_listing.backends.base import TOTAL_MODES, Capabilities, IndexedSearch, ListContext, Page, TrigramTable
+from litestar_listing.backends.relational.compiler import SearchForm
 from litestar_listing.backends.relational.databases import SQLITE
 from litestar_listing.backends.relational.shapes import Shapes, shape_of
 from litestar_listing.backends.relational.totals import count_beside, total_of
@@ -45,9 +45,9 @@ if TYPE_CHECKING:
 __all__ = ("Held", "Reader", "RelationalBackend", "Statements")
 
 
-def _search_form(candidates: int) -> SearchForm:
-    """The form of a search whose probe counted ``candidates`` (``CANDIDATE_LIMIT + 1`` at most)."""
-    return SearchForm.CANDIDATES if candidates <= CANDIDATE_LIMIT else SearchForm.SCAN
+def _search_form(candidates: int, limit: int) -> SearchForm:
+    """The form of a search whose probe counted ``candidates`` (``limit + 1`` at most: ``candidate_limit``)."""
+    return SearchForm.CANDIDATES if candidates <= limit else SearchForm.SCAN
 
 
 Row = Any
@@ -245,7 +245,7 @@ class RelationalBackend(ABC, Generic[HandleT, NodeT, CompilerT, StatementsT]):
         if probe is not None:
             probing = await reader.count_apart(probe, values) if apart else None
             if probing is not None:
-                form = _search_form(await probing)
+                form = _search_form(await probing, compiler.candidate_limit)
                 probe = None
             else:
                 apart = False  # the count follows the page on its connection, as the probe did
@@ -253,7 +253,7 @@ class RelationalBackend(ABC, Generic[HandleT, NodeT, CompilerT, StatementsT]):
         beside = await reader.count_apart(statements, values) if apart else None
         async with count_beside(beside) as counting, reader.limited():
             if probe is not None:
-                statements = statements_of(_search_form(await reader.count(probe, values)))
+                statements = statements_of(_search_form(await reader.count(probe, values), compiler.candidate_limit))
             rows, counted = await reader.page(
                 statements,
                 values,
@@ -326,7 +326,7 @@ class RelationalBackend(ABC, Generic[HandleT, NodeT, CompilerT, StatementsT]):
         database: Database,
         query: ListQuery | None = None,
         trigram_tables: frozenset[TrigramTable] = frozenset(),
-        indexed_search: frozenset[str] = frozenset(),
+        indexed_search: IndexedSearch | None = None,
     ) -> CompilerT:
         """The statement compiler for ``database``, ``query``'s policies that ``Computed`` values read, indexes.
 

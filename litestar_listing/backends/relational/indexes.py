@@ -95,6 +95,12 @@ class Catalog:
         """The full indexes of ``table``."""
         return existing_indexes(await self.rows(catalog_sql(self.database, table)))
 
+    async def table_rows(self, table: str) -> int:
+        """The rows of ``table``: counted on SQLite, the planner's estimate elsewhere (``table_rows_sql``)."""
+        found = await self.rows(table_rows_sql(self.database, table))
+        value = found[0][0] if found else None
+        return max(0, int(value)) if isinstance(value, int | float) else 0
+
 
 def _quoted(name: str, database: Database) -> str:
     if _PLAIN_NAME.fullmatch(name):
@@ -264,6 +270,22 @@ def catalog_sql(database: Database, table: str) -> str:
         f" FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = {literal}"
         " ORDER BY INDEX_NAME, SEQ_IN_INDEX"
     )
+
+
+def table_rows_sql(database: Database, table: str) -> str:
+    """The statement that gives ``table``'s rows on ``database``: one row, one number.
+
+    SQLite keeps no estimate (without ``ANALYZE``): it counts, through the table's smallest index.
+    PostgreSQL and MariaDB give their planner's estimate (``pg_class.reltuples``, -1 before the
+    table is first analysed; ``TABLE_ROWS``). ``table`` is a model's table name, never a client's text.
+    """
+    literal = "'" + table.replace("'", "''") + "'"
+    if database is POSTGRESQL:
+        return f"SELECT reltuples FROM pg_class WHERE oid = to_regclass({_text(_quoted(table, database))})"  # noqa: S608
+    if database is SQLITE:
+        return f"SELECT count(*) FROM {_quoted(table, database)}"  # noqa: S608 - a model's table name
+    where = f"TABLE_SCHEMA = DATABASE() AND TABLE_NAME = {literal}"
+    return f"SELECT TABLE_ROWS FROM information_schema.TABLES WHERE {where}"  # noqa: S608 - a model's table name
 
 
 def existing_indexes(rows: Iterable[Sequence[object]]) -> list[ExistingIndex]:

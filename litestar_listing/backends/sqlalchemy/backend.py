@@ -16,7 +16,15 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from sqlalchemy.orm.util import AliasedClass
 from sqlalchemy.pool import NullPool
 
-from litestar_listing.backends.base import CompilerCache, Computed, ListContext, Page, TrigramTable, read_models
+from litestar_listing.backends.base import (
+    CompilerCache,
+    Computed,
+    IndexedSearch,
+    ListContext,
+    Page,
+    TrigramTable,
+    read_models,
+)
 from litestar_listing.backends.relational.compiler import SearchForm, trigram_lookup
 from litestar_listing.backends.relational.execution import Held, Reader, RelationalBackend, RunList
 from litestar_listing.backends.relational.indexes import Catalog
@@ -272,7 +280,7 @@ class SQLAlchemyBackend(RelationalBackend[AsyncSession, Sessions, StatementCompi
         database: Database,
         query: ListQuery | None = None,
         trigram_tables: frozenset[TrigramTable] = frozenset(),
-        indexed_search: frozenset[str] = frozenset(),
+        indexed_search: IndexedSearch | None = None,
     ) -> StatementCompiler:
         """The statement compiler for ``database``, ``query``'s policies that ``Computed`` values read, indexes.
 

@@ -230,6 +230,9 @@ class StatementCompiler(RelationalCompiler[ColumnElement[Any], Select[Any]]):
     def union_keys(self, statements: Sequence[Select[Any]]) -> Any:  # noqa: D102
         return statements[0] if len(statements) == 1 else union_all(*statements)
 
+    def statement_value(self, statement: Select[Any] | CompoundSelect[Any]) -> ColumnElement[Any]:  # noqa: D102
+        return statement.scalar_subquery()
+
     def capped_count(self, keys: Select[Any] | CompoundSelect[Any], limit: int) -> Select[Any]:  # noqa: D102
         rows: Select[Any] = select(literal_column("1")).select_from(keys.subquery()).limit(limit)
         return select(func.count()).select_from(rows.subquery())
