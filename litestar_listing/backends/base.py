@@ -309,6 +309,8 @@ class ListContext:
             backend can (``Capabilities.count_in_page``), instead of counting apart; the plugin sets it
             for a list whose page sorts and searches every matching row anyway
             (``core.cost.counts_with_page``; docs: design, "Totals"). A backend that cannot ignores it.
+        by_key: The list reads its rows by key (a search read from its candidates; set by the
+            relational execution): the database's settings for that apply (``Database.key_settings``).
         trigram_tables: The trigram tables a SQLite statement may read its text matches' candidates
             from (the application's, found when it started); a backend or database without them ignores them.
         indexed_search: The searchable paths whose matches an index of the listed table finds, and
@@ -327,6 +329,7 @@ class ListContext:
     primary: bool = False
     parallel: bool = True
     count_in_page: bool = False
+    by_key: bool = False
     trigram_tables: frozenset[TrigramTable] = frozenset()
     indexed_search: IndexedSearch | None = None
 

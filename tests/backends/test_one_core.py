@@ -12,6 +12,7 @@ so does the next list on the same pooled connection.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack
 
 import asyncpg
 import pytest
@@ -25,7 +26,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, create_async_engin
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 from litestar_listing import ListContext, Resource
-from litestar_listing.backends.base import ListingBackend
+from litestar_listing.backends.base import IndexedSearch, ListingBackend
 from litestar_listing.backends.piccolo import PiccoloBackend
 from litestar_listing.backends.sqlalchemy import SQLAlchemyBackend
 from litestar_listing.plugin.prepared import prepare
@@ -55,12 +56,19 @@ class PiccoloNote(Table, tablename="one_core_notes"):
 
 
 def sqlalchemy_backend() -> SQLAlchemyBackend:
-    return SQLAlchemyBackend(Note, computed={"workers": cast(func.current_setting(SETTING), Integer)})
+    return SQLAlchemyBackend(
+        Note,
+        computed={
+            "workers": cast(func.current_setting(SETTING), Integer),
+            "jit": cast(func.current_setting("jit"), String),
+        },
+    )
 
 
 def piccolo_backend() -> PiccoloBackend:
     workers = QueryString(f"CAST(current_setting('{SETTING}') AS INTEGER)")
-    return PiccoloBackend(PiccoloNote, computed={"workers": (workers, PiccoloInteger())})
+    jit = QueryString("current_setting('jit')")
+    return PiccoloBackend(PiccoloNote, computed={"workers": (workers, PiccoloInteger()), "jit": (jit, Varchar())})
 
 
 @pytest.fixture(scope="module")
@@ -118,6 +126,43 @@ async def piccolo_engine(url: str) -> AsyncIterator[PostgresEngine]:
 
 
 FIRST_PAGE = [1, 2, 3, 4, 5]
+
+
+async def searched(backend: ListingBackend, context: ListContext) -> tuple[list[int], set[tuple[int, str]]]:
+    """The ids of a search's page, and the (workers, jit) its statement ran under."""
+    resource = Resource("notes", backend, search_fields=("text",))
+    query = prepare(resource).parser.parse([("search", "note 1"), ("order_by", "id")], [])
+    page = await backend.fetch(query, context)
+    return [item["id"] for item in page.items], {(item["workers"], item["jit"]) for item in page.items}
+
+
+@pytest.mark.parametrize("backend", ["sqlalchemy", "piccolo"])
+async def test_a_search_read_by_key_runs_without_workers_or_jit(url: str, backend: str) -> None:
+    # Its candidates read from the indexes (docs: indexes, "Search from indexes"): Database.key_settings
+    # and no parallel workers, for the list's transaction only; the same search read by a scan runs
+    # under the server's values.
+    if not selected(backend=backend, database="postgresql"):
+        pytest.skip(f"{backend} on PostgreSQL is not selected")
+    default = await server_setting(url)
+    indexed = IndexedSearch(frozenset({"text"}), NOTES)
+    notes_1 = [2, 11, 12]  # "note 1", "note 10", "note 11"
+    async with AsyncExitStack() as stack:
+        if backend == "sqlalchemy":
+            engine = create_async_engine(async_url(url))
+            stack.push_async_callback(engine.dispose)
+            session: object = await stack.enter_async_context(AsyncSession(engine))
+            made: ListingBackend = sqlalchemy_backend()
+        else:
+            piccolo = PostgresEngine(config={"dsn": url})
+            await piccolo.start_connection_pool(min_size=1, max_size=2)
+            stack.push_async_callback(piccolo.close_connection_pool)
+            previous = PiccoloNote._meta._db
+            PiccoloNote._meta._db = piccolo
+            stack.callback(setattr, PiccoloNote._meta, "_db", previous)
+            session, made = piccolo, piccolo_backend()
+        assert await searched(made, ListContext(session=session, indexed_search=indexed)) == (notes_1, {(0, "off")})
+        server_jit = "on"  # PostgreSQL's default since 12
+        assert await searched(made, ListContext(session=session)) == (notes_1, {(default, server_jit)})
 
 
 # ---------------------------------------------------------------- SQLAlchemy

@@ -123,22 +123,27 @@ class AsyncpgReader(PiccoloReader):
     async def limited(self) -> AsyncIterator[object]:
         """For a list held to one core (``ListContext.parallel``), ``Database.parallel_setting`` at 0.
 
+        For a list that reads by key (``ListContext.by_key``), ``Database.key_settings`` too.
+
         Set for the transaction only (``local_settings_sql``): on the caller's transaction, and
         reset after; otherwise in a read-only transaction of the list's own around its statements,
         so that nothing stays on a pooled connection or, behind a pooler, on another client's.
         """
         setting = self.database.parallel_setting
-        if self.context.parallel or setting is None:
+        settings = {} if self.context.parallel or setting is None else {setting: "0"}
+        if self.context.by_key:
+            settings.update(self.database.key_settings)
+        if not settings:
             yield None
             return
         connection = self.connection
         if connection.is_in_transaction():
-            before = await self._configure({setting: "0"})
+            before = await self._configure(settings)
             yield None
             await self._configure(before)
             return
         async with connection.transaction(readonly=True):
-            await self._configure({setting: "0"})
+            await self._configure(settings)
             yield None
 
     async def _configure(self, settings: Mapping[str, str]) -> dict[str, str]:

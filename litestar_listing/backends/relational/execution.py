@@ -226,43 +226,53 @@ class RelationalBackend(ABC, Generic[HandleT, NodeT, CompilerT, StatementsT]):
         trigram_tables = context.trigram_tables if reader.database is SQLITE else frozenset()
         compiler = self.compiler(reader.database, query, trigram_tables, context.indexed_search)
         shape, values = shape_of(query)
-        # The total read with the page, by the page's statement: a non-empty page tells it.
-        in_page = context.count_in_page and context.total_mode == "exact" and compiler.counts_in_page(shape)
-        listed = replace(context, count_in_page=in_page)
+        exact = context.total_mode == "exact"
+        countable = exact and compiler.counts_in_page(shape)
+
+        def in_page(form: SearchForm) -> bool:
+            # The total read with the page, by the page's statement: a non-empty page tells it. A
+            # search read from its candidates sorts every one of them anyway (docs: design, "Totals").
+            return countable and (context.count_in_page or form is SearchForm.CANDIDATES)
 
         def statements_of(form: SearchForm) -> StatementsT:
+            counted = in_page(form)
             return self._shapes.get(
-                (compiler, shape, context.keyset, context.load, in_page, form),
-                lambda: self.build(compiler, shape, listed, form),
+                (compiler, shape, context.keyset, context.load, counted, form),
+                lambda: self.build(compiler, shape, replace(context, count_in_page=counted), form),
             )
 
         # A list held to one core (``ListContext.parallel``) counts after its page, on the page's connection.
-        apart = context.total_mode == "exact" and context.parallel and not in_page
-        # A search its fields' indexes serve reads their candidates when they are few: a probe counts
-        # them first, on a connection of its own where the count may run apart, else on the page's.
-        probe = statements_of(SearchForm.PROBE) if compiler.narrows_search(shape) else None
+        parallel = exact and context.parallel
         form = SearchForm.SCAN
-        if probe is not None:
-            probing = await reader.count_apart(probe, values) if apart else None
-            if probing is not None:
-                form = _search_form(await probing, compiler.candidate_limit)
-                probe = None
+        if compiler.narrows_search(shape):
+            # A search its fields' indexes serve reads their candidates when they are few: a probe
+            # counts them first, on a connection of its own where the count may run apart, else on
+            # the page's, under the list's limits.
+            probe = statements_of(SearchForm.PROBE)
+            probing = await reader.count_apart(probe, values) if parallel else None
+            if probing is None:
+                parallel = False  # the count follows the page on its connection, as the probe did
+                async with reader.limited():
+                    probing = reader.count(probe, values)
+                    form = _search_form(await probing, compiler.candidate_limit)
             else:
-                apart = False  # the count follows the page on its connection, as the probe did
+                form = _search_form(await probing, compiler.candidate_limit)
+            if form is SearchForm.CANDIDATES:
+                # Read by key: parallel workers and compiled expressions would cost more to start
+                # than they save (the planner's estimate of the candidates is a guess).
+                reader.context = replace(reader.context, parallel=False, by_key=True)
         statements = statements_of(form)
-        beside = await reader.count_apart(statements, values) if apart else None
+        beside = await reader.count_apart(statements, values) if parallel and not in_page(form) else None
         async with count_beside(beside) as counting, reader.limited():
-            if probe is not None:
-                statements = statements_of(_search_form(await reader.count(probe, values), compiler.candidate_limit))
+            read, counted_in_page = statements, in_page(form)
             rows, counted = await reader.page(
                 statements,
                 values,
-                count_too=lambda found: query.total_from_page(found) is None and not (in_page and found),
+                count_too=lambda found: query.total_from_page(found) is None and not (counted_in_page and found),
             )
-            read = statements
 
             async def count() -> int:
-                if in_page and rows:
+                if counted_in_page and rows:
                     return read.total_in(rows[0])
                 if counting is not None:
                     return await counting

@@ -173,18 +173,21 @@ class SessionReader(Reader[Statements]):
         ``Database.timeout_setting`` (PostgreSQL's ``statement_timeout``, MariaDB's
         ``max_statement_time``), the time left, measured once the pooled connection is the list's
         (waiting for it counts); and, for a list held to one core (``ListContext.parallel``),
-        ``Database.parallel_setting`` at 0. Where settings end with the transaction
+        ``Database.parallel_setting`` at 0; for a list that reads by key (``ListContext.by_key``),
+        ``Database.key_settings``. Where settings end with the transaction
         (``Database.local_settings``), a list that fails leaves the reset to the rollback (of its
         transaction or its SAVEPOINT); elsewhere they are reset whether it failed or not.
         """
         database = self.database
-        if not (database.server_timeout or database.parallel_setting):
+        if not (database.server_timeout or database.parallel_setting or database.key_settings):
             yield None
             return
         connection = await self.session.connection()
         settings = _limit(self.context, database) or {}
         if database.parallel_setting and not self.context.parallel:
             settings[database.parallel_setting] = "0"
+        if self.context.by_key:
+            settings.update(database.key_settings)
         async with _set(connection, database, settings):
             yield None
 
