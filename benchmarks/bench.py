@@ -112,7 +112,6 @@ COMMON_SEARCH = "united"
 DEPTHS = (0.0, 0.1, 0.25, 0.5, 0.75, 0.9)
 ESTIMATE_THRESHOLD = 50_000
 AA_SKIPPED = {
-    ("sqlite", "10m"): "not run: its window count took ~2.6 s per call on 336,776 rows, ~80 s expected on 10M",
     ("mariadb", "10m"): "not run: its window count took ~9.3 s per call on 1M rows, ~90 s expected on 10M",
 }
 WARMUP_ROUNDS = 10  # in-process warm-up rounds at most (``measure_set``)
