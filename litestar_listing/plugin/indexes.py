@@ -140,6 +140,20 @@ async def advise(resources: Sequence[Resource], *, read_catalogs: bool = True, r
     return advice
 
 
+def _stored(resource: Resource, catalog: Catalog | None) -> tuple[IndexStorage, Catalog] | None:
+    """Where ``resource``'s tables are and where their indexes are read (``catalog``, else its backend's own).
+
+    None for a backend without SQL tables or without an engine of its own.
+    """
+    storage_of = getattr(resource.backend, "index_storage", None)
+    catalog_of = getattr(resource.backend, "index_catalog", None)
+    if catalog is None and catalog_of is not None:
+        catalog = catalog_of()
+    if storage_of is None or catalog is None:
+        return None
+    return storage_of(), catalog
+
+
 async def trigram_tables(resource: Resource, catalog: Catalog | None = None) -> frozenset[TrigramTable]:
     """The SQLite trigram tables ``resource``'s text matches may read their candidates from.
 
@@ -157,13 +171,10 @@ async def trigram_tables(resource: Resource, catalog: Catalog | None = None) -> 
         ConfigurationError: The resource's declaration does not match its models (``prepare``).
         UnavailableError, OSError: The catalog cannot be read (driver errors pass through as raised).
     """
-    storage_of = getattr(resource.backend, "index_storage", None)
-    catalog_of = getattr(resource.backend, "index_catalog", None)
-    if catalog is None and catalog_of is not None:
-        catalog = catalog_of()
-    if storage_of is None or catalog is None or catalog.database is not SQLITE:
+    found_in = _stored(resource, catalog)
+    if found_in is None or found_in[1].database is not SQLITE:
         return frozenset()
-    storage: IndexStorage = storage_of()
+    storage, catalog = found_in
     fields: dict[str, list[tuple[str, str, str]]] = {}
     for name, entity in prepare(resource).field_map.graph.entities.items():
         key = storage.column(name, entity.pk[0]) if len(entity.pk) == 1 else None
@@ -204,14 +215,11 @@ async def indexed_search(resource: Resource, catalog: Catalog | None = None) -> 
         ConfigurationError: The resource's declaration does not match its models (``prepare``).
         UnavailableError, OSError: The catalog cannot be read (driver errors pass through as raised).
     """
-    storage_of = getattr(resource.backend, "index_storage", None)
-    catalog_of = getattr(resource.backend, "index_catalog", None)
-    if catalog is None and catalog_of is not None:
-        catalog = catalog_of()
+    found_in = _stored(resource, catalog)
     searchable = prepare(resource).field_map.searchable
-    if storage_of is None or catalog is None or not searchable:
+    if found_in is None or not searchable:
         return None
-    storage: IndexStorage = storage_of()
+    storage, catalog = found_in
     root = prepare(resource).field_map.graph.root
     table = storage.table(root)
     indexes = await catalog.indexes(table)

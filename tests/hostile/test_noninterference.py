@@ -38,7 +38,7 @@ import asyncio
 import contextlib
 import dataclasses
 import sqlite3
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any, cast
 from urllib.parse import parse_qsl
@@ -69,7 +69,6 @@ from litestar_listing import (
 from litestar_listing.backends.base import IndexedSearch
 from litestar_listing.backends.piccolo import PiccoloBackend
 from litestar_listing.backends.piccolo import prepare_engine as prepare_piccolo_engine
-from litestar_listing.backends.relational import execution
 from litestar_listing.backends.relational.compiler import SearchForm
 from litestar_listing.backends.sqlalchemy import SQLAlchemyBackend, model_graph, prepare_engine
 from litestar_listing.core.cost import counts_with_page
@@ -96,7 +95,7 @@ from tests.conformance.targets import (
     write_piccolo_rows,
     write_sqlalchemy_rows,
 )
-from tests.conformance.test_search_candidates import reads_candidates
+from tests.conformance.test_search_candidates import forms_chosen, reads_candidates
 from tests.conftest import async_url, scratch_folder
 from tests.differential.strategies import Domain
 from tests.harness import mariadb_connection
@@ -213,7 +212,7 @@ the databases that read a search's candidates, those of three letters or more re
 
 
 @pytest.fixture
-def every_path_indexed(monkeypatch: pytest.MonkeyPatch) -> list[SearchForm]:
+def every_path_indexed(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[SearchForm]]:
     """Every searchable path taken as indexed when an application starts; the forms the probes choose.
 
     So that the searches of the property read their candidates where the database does (docs:
@@ -223,16 +222,9 @@ def every_path_indexed(monkeypatch: pytest.MonkeyPatch) -> list[SearchForm]:
     async def every_path(resource: Resource, catalog: object = None) -> IndexedSearch:
         return IndexedSearch(frozenset(field.path.name for field in prepare(resource).field_map.searchable), 10**6)
 
-    chosen: list[SearchForm] = []
-    original = execution._search_form
-
-    def recorded(candidates: int, limit: int) -> SearchForm:
-        chosen.append(original(candidates, limit))
-        return chosen[-1]
-
     monkeypatch.setattr(plugin_module, "indexed_search", every_path)
-    monkeypatch.setattr(execution, "_search_form", recorded)
-    return chosen
+    with forms_chosen(monkeypatch) as chosen:
+        yield chosen
 
 
 # ---------------------------------------------------------------- stores: the full data and its twins

@@ -456,10 +456,9 @@ class RelationalCompiler(ABC, Generic[Expression, Statement]):
         """Whether ``query``'s search may read its candidates from its fields' indexes (``SearchForm``).
 
         On a database that reads them (``Database.search_candidates``), for a listed model keyed by
-        one column, every searched path is in
-        ``indexed_search``, and where one is a field of the listed model itself, the text has a
-        trigram to look up (``indexes.trigram_match``): without one, a trigram index holds no
-        candidates for it and its arm would read every row.
+        one column: every searched path is in ``indexed_search``, and where one is a field of the
+        listed model itself, the text has a trigram to look up (``indexes.trigram_match``); without
+        one, a trigram index holds no candidates for it and its arm would read every row.
         """
         search, indexed = query.search, self.indexed_search
         if search is None or indexed is None or self.database.search_candidates is None:
