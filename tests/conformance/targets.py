@@ -35,6 +35,9 @@ from litestar_listing import Computed, ListContext, ListingBackend, MemoryBacken
 from litestar_listing.backends.base import Capabilities
 from litestar_listing.backends.beanie import BeanieBackend, link_id
 from litestar_listing.backends.piccolo import PiccoloBackend
+from litestar_listing.backends.relational import execution
+from litestar_listing.backends.relational.compiler import SearchForm
+from litestar_listing.backends.relational.databases import DATABASES
 from litestar_listing.backends.sqlalchemy import SQLAlchemyBackend, model_graph, prepare_engine
 from litestar_listing.core.schema import FieldInfo, ValueType
 from tests.apps import serving
@@ -462,3 +465,28 @@ def target_fixture(targets: Sequence[TestTarget], name: str | None = None) -> An
             yield loaded
 
     return target
+
+
+# ---------------------------------------------------------------- searches read from their candidates
+NODES = {"pgbouncer": "postgresql", "standby": "postgresql"}
+"""The databases of the node targets."""
+
+
+def reads_candidates(target: Target) -> bool:
+    """Whether ``target``'s database reads a search's candidates (``Database.search_candidates``)."""
+    name = target.id.split(":", 1)[-1]
+    database = DATABASES.get(NODES.get(name, name))
+    return database is not None and database.search_candidates is not None
+
+
+def forms_chosen(monkeypatch: pytest.MonkeyPatch) -> list[SearchForm]:
+    """The forms the searches' probes choose from now on, in order, until ``monkeypatch`` undoes it."""
+    chosen: list[SearchForm] = []
+    original = execution._search_form
+
+    def recorded(candidates: int, limit: int) -> SearchForm:
+        chosen.append(original(candidates, limit))
+        return chosen[-1]
+
+    monkeypatch.setattr(execution, "_search_form", recorded)
+    return chosen

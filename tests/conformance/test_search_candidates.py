@@ -9,8 +9,6 @@ paths included. The tests below show which form the probe chooses.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 from urllib.parse import parse_qsl
 
@@ -23,7 +21,7 @@ from litestar_listing.backends.relational.databases import DATABASES
 from litestar_listing.plugin.prepared import prepare
 from tests.conformance import test_conformance
 from tests.conformance.cases import CASES, Case
-from tests.conformance.targets import Target
+from tests.conformance.targets import Target, forms_chosen, reads_candidates
 from tests.conformance.test_conformance import target
 
 __all__ = ("target",)
@@ -32,37 +30,12 @@ SEARCHED = [case for case in CASES if not case.errors and "search=" in case.quer
 """The searched cases of the table."""
 
 
-NODES = {"pgbouncer": "postgresql", "standby": "postgresql"}
-"""The databases of the node targets."""
-
-
-def reads_candidates(target: Target) -> bool:
-    """Whether ``target``'s database reads a search's candidates (``Database.search_candidates``)."""
-    name = target.id.split(":", 1)[-1]
-    database = DATABASES.get(NODES.get(name, name))
-    return database is not None and database.search_candidates is not None
-
-
 def _every_searchable_path(target: Target) -> dict[str, IndexedSearch]:
     """Every searchable path of each resource taken as indexed, on a table of a million rows."""
     return {
         name: IndexedSearch(frozenset(field.path.name for field in prepare(resource).field_map.searchable), 10**6)
         for name, resource in target.resources.items()
     }
-
-
-@contextmanager
-def forms_chosen(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[SearchForm]]:
-    """The forms the probes chose while the block runs."""
-    chosen: list[SearchForm] = []
-    original = execution._search_form
-
-    def recorded(candidates: int, limit: int) -> SearchForm:
-        chosen.append(original(candidates, limit))
-        return chosen[-1]
-
-    monkeypatch.setattr(execution, "_search_form", recorded)
-    yield chosen
 
 
 def test_enough_cases_search() -> None:
@@ -75,8 +48,8 @@ def test_enough_cases_search() -> None:
 async def test_case_read_from_candidates(target: Target, case: Case, monkeypatch: pytest.MonkeyPatch) -> None:
     if not reads_candidates(target):
         pytest.skip(f"{target.id}: its database never reads a search's candidates (Database.search_candidates)")
-    with forms_chosen(monkeypatch) as chosen:
-        await test_conformance.run_case(target, case, indexed_search=_every_searchable_path(target))
+    chosen = forms_chosen(monkeypatch)
+    await test_conformance.run_case(target, case, indexed_search=_every_searchable_path(target))
     # A text of a trigram or more is probed (the fixture's searched paths include its own fields).
     text = dict(parse_qsl(case.query, keep_blank_values=True)).get("search", "")
     if len(text) >= 3 and text.isalnum():

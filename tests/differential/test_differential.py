@@ -13,6 +13,7 @@ where the data set was loaded.
 from __future__ import annotations
 
 import time
+import zlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -22,10 +23,13 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from litestar_listing.backends.base import IndexedSearch
+from litestar_listing.backends.relational.compiler import SearchForm
+from litestar_listing.backends.relational.databases import DATABASES
 from litestar_listing.core.cost import counts_with_page
 from litestar_listing.core.errors import InvalidQueryError
 from litestar_listing.plugin.prepared import prepare
-from tests.conformance.targets import Target
+from tests.conformance.targets import Target, forms_chosen
 from tests.differential.datasets import DATASETS, Place, open_dataset
 from tests.differential.strategies import Domain, query_strings
 from tests.loops import entered_on_own_loop
@@ -88,10 +92,16 @@ async def ask(target: Target, resource: str, query: str, pk: str) -> Answer:
     except InvalidQueryError as error:
         return Answer(rejected=frozenset(item.key for item in error.errors))
     try:
-        # The total read as the plugin would have it read (docs: design, "Totals").
-        counted = counts_with_page(parsed, prepare(listed).field_map)
+        # The total read as the plugin would have it read (docs: design, "Totals"); every other
+        # query with a search reads its candidates where the database does, every searchable path
+        # taken as indexed (docs: indexes, "Search from indexes").
+        field_map = prepare(listed).field_map
+        counted = counts_with_page(parsed, field_map)
+        paths = frozenset(field.path.name for field in field_map.searchable)
+        indexed = IndexedSearch(paths, 10**6) if zlib.crc32(query.encode()) % 2 else None
         async with target.context() as context:
-            page = await listed.backend.fetch(parsed, replace(context, count_in_page=counted))
+            called = replace(context, count_in_page=counted, indexed_search=indexed)
+            page = await listed.backend.fetch(parsed, called)
     except Exception as error:
         message = f"{target.id} failed on {resource}?{query}: {type(error).__name__}: {error}"
         raise AssertionError(message) from error
@@ -111,8 +121,11 @@ def cases(domains: Mapping[str, Domain]) -> st.SearchStrategy[tuple[str, str]]:
 
 @pytest.mark.parametrize("database", _databases())
 @pytest.mark.parametrize("dataset", DATASETS)
-def test_backends_agree(dataset: str, database: str, tmp_path: Path, progress: Callable[[str], None]) -> None:
+def test_backends_agree(
+    dataset: str, database: str, tmp_path: Path, progress: Callable[[str], None], monkeypatch: pytest.MonkeyPatch
+) -> None:
     tally = Tally()
+    chosen = forms_chosen(monkeypatch)
     seen: set[tuple[str, str]] = set()
     progress(f"loading the {dataset} data set on {database} into the backends that run on it")
     with entered_on_own_loop(open_dataset(dataset, Place.make(dataset, database, tmp_path))) as (loaded, loop):
@@ -152,3 +165,6 @@ def test_backends_agree(dataset: str, database: str, tmp_path: Path, progress: C
     assert tally.compared >= MIN_COMPARED, summary
     # The generator must mostly find rows; otherwise agreement would say little.
     assert tally.nonempty >= tally.compared // 2, summary
+    # Searches read from their candidates were among them, where the database reads them.
+    reads = DATABASES[database].search_candidates is not None
+    assert (SearchForm.CANDIDATES in chosen) is reads, summary

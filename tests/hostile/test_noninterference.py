@@ -38,7 +38,7 @@ import asyncio
 import contextlib
 import dataclasses
 import sqlite3
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any, cast
 from urllib.parse import parse_qsl
@@ -86,16 +86,17 @@ from tests.conformance.targets import (
     Target,
     beanie_backend,
     count_parts,
+    forms_chosen,
     memory_target,
     piccolo_backend,
     piccolo_engine,
     postgres_target_url,
+    reads_candidates,
     server_target_url,
     sqlalchemy_backend,
     write_piccolo_rows,
     write_sqlalchemy_rows,
 )
-from tests.conformance.test_search_candidates import forms_chosen, reads_candidates
 from tests.conftest import async_url, scratch_folder
 from tests.differential.strategies import Domain
 from tests.harness import mariadb_connection
@@ -212,7 +213,7 @@ the databases that read a search's candidates, those of three letters or more re
 
 
 @pytest.fixture
-def every_path_indexed(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[SearchForm]]:
+def every_path_indexed(monkeypatch: pytest.MonkeyPatch) -> list[SearchForm]:
     """Every searchable path taken as indexed when an application starts; the forms the probes choose.
 
     So that the searches of the property read their candidates where the database does (docs:
@@ -223,8 +224,7 @@ def every_path_indexed(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[SearchF
         return IndexedSearch(frozenset(field.path.name for field in prepare(resource).field_map.searchable), 10**6)
 
     monkeypatch.setattr(plugin_module, "indexed_search", every_path)
-    with forms_chosen(monkeypatch) as chosen:
-        yield chosen
+    return forms_chosen(monkeypatch)
 
 
 # ---------------------------------------------------------------- stores: the full data and its twins
