@@ -216,11 +216,12 @@ async def indexed_search(resource: Resource, catalog: Catalog | None = None) -> 
         UnavailableError, OSError: The catalog cannot be read (driver errors pass through as raised).
     """
     found_in = _stored(resource, catalog)
-    searchable = prepare(resource).field_map.searchable
+    field_map = prepare(resource).field_map
+    searchable = field_map.searchable
     if found_in is None or not searchable:
         return None
     storage, catalog = found_in
-    root = prepare(resource).field_map.graph.root
+    root = field_map.graph.root
     table = storage.table(root)
     indexes = await catalog.indexes(table)
     found: set[str] = set()

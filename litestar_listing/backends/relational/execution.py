@@ -253,8 +253,7 @@ class RelationalBackend(ABC, Generic[HandleT, NodeT, CompilerT, StatementsT]):
             if probing is None:
                 parallel = False  # the count follows the page on its connection, as the probe did
                 async with reader.limited():
-                    probing = reader.count(probe, values)
-                    form = _search_form(await probing, compiler.candidate_limit)
+                    form = _search_form(await reader.count(probe, values), compiler.candidate_limit)
             else:
                 form = _search_form(await probing, compiler.candidate_limit)
             if form is SearchForm.CANDIDATES:
