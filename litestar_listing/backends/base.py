@@ -14,6 +14,7 @@ from litestar_listing.core.parts import PARTS
 from litestar_listing.core.query import Combine, Filter, FilterSyntax, RawFilter
 
 if TYPE_CHECKING:
+    from litestar_listing.core.facets import FacetPage, FacetQuery
     from litestar_listing.core.query import ListQuery, Policy, Search
     from litestar_listing.core.schema import FieldInfo, ModelGraph
 
@@ -22,6 +23,7 @@ __all__ = (
     "Capabilities",
     "CompilerCache",
     "Computed",
+    "FacetBackend",
     "IndexedSearch",
     "ListContext",
     "ListingBackend",
@@ -228,6 +230,8 @@ class Capabilities:
             (``Resource.json_keys``; docs: query language, "Keys of JSON documents").
         count_in_page: Reads the total in the page's own statement when ``ListContext.count_in_page``
             asks for it (docs: design, "Totals").
+        facets: Counts facets (``FacetBackend.facet_counts``; docs: facets): a resource may declare
+            ``facet_fields`` only on such a backend (checked at start).
     """
 
     operators: frozenset[str] = frozenset(OPERATORS)
@@ -243,6 +247,7 @@ class Capabilities:
     parts: frozenset[str] = frozenset(PARTS)
     json_keys: bool = True
     count_in_page: bool = False
+    facets: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -454,6 +459,28 @@ class ListingBackend(Protocol):
         The plugin maps with it what a list's other statements raise, those of an enrichment hook on
         the request's session or engine (docs: enrichment, "Errors"), as ``fetch`` maps its own: a
         statement out of time is ``reason="timeout"``, an unreachable store ``"connection"``.
+        """
+        ...
+
+
+@runtime_checkable
+class FacetBackend(Protocol):
+    """A ``ListingBackend`` that counts facets (``Capabilities.facets``; docs: facets)."""
+
+    async def facet_counts(self, query: FacetQuery, context: ListContext) -> FacetPage:
+        """Count ``query``'s facets and its list's total.
+
+        Each facet's counts obey ``query.counted(facet)`` (its own filters left out in disjunctive
+        mode), with the row policies wherever rows are reached, as ``fetch`` obeys a list: a related
+        row outside its policy, or missing, reads as no row, so its rows count under None. A row holding
+        several values (``Facet.many``) counts once under each distinct one, and under None when it
+        holds none. Values are ranked by ``core.facets.ranked``'s rule, at most ``query.limit`` each;
+        ``distinct`` counts them all. The total is the list's, every filter applying, exact.
+        ``context`` gives the session, the deadline and whether the database may use several cores;
+        its ``load``, ``keyset`` and ``total_mode`` are not read.
+
+        Raises:
+            UnavailableError: As ``ListingBackend.fetch``.
         """
         ...
 

@@ -27,6 +27,7 @@ from typing import Any
 from litestar_listing.backends.base import Capabilities, ListContext, Page, dispatch, field_filter, where
 from litestar_listing.core.cursor import follows
 from litestar_listing.core.errors import UnavailableError
+from litestar_listing.core.facets import Facet, FacetCounts, FacetPage, FacetQuery, ranked
 from litestar_listing.core.query import FieldPath, Filter, ListQuery, OrderTerm, Policy, Search, load_tree
 from litestar_listing.core.schema import FieldInfo, ModelGraph
 from litestar_listing.core.text import LikePattern, fold_case
@@ -66,7 +67,7 @@ class MemoryBackend:
             visible to-many rows: the oracle of ``backends.base.Computed``. These replace the keys.
     """
 
-    capabilities = Capabilities(keyset=True, row_policies=True, inherited_policies=True)
+    capabilities = Capabilities(keyset=True, row_policies=True, inherited_policies=True, facets=True)
     type_encoders: Mapping[Any, Callable[[Any], Any]] = MappingProxyType({})
     narrows_rows = False
     """The rows given are the whole list: no base query leaves any out."""
@@ -113,21 +114,7 @@ class MemoryBackend:
         An item holds the listed entity's non-private fields, the computed values, and the
         relations of ``context.load`` only, each projected the same way (docs: eager loading).
         """
-        rows: list[Row] = self._rows
-        if query.policies:
-            policies = {policy.entity: policy for policy in query.policies}
-            visible = (self._visible(row, self._graph.root, policies) for row in rows)
-            rows = [row for row in visible if row is not None]
-        if self._derived:
-            rows = [{**row, **{name: value(row) for name, value in self._derived.items()}} for row in rows]
-        test = where(
-            query,
-            lambda item: lambda row: self._filter(row, field_filter(item)),
-            lambda search: lambda row: self._search(row, search),
-            _all_of,
-            _any_of,
-        )
-        matching = rows if test is None else [row for row in rows if test(row)]
+        matching = self._matching(self._seen(query), query)
         ordered = self._sorted(matching, query.order)
         if query.after is None:
             start = query.window.offset
@@ -142,6 +129,50 @@ class MemoryBackend:
         items = [self._item(row, self._graph.root, tree, top=True) for row in rows]
         last_key = self._key(rows[-1], query) if context.keyset and rows else None
         return Page(items=items, total=len(matching), last_key=last_key)
+
+    async def facet_counts(self, query: FacetQuery, context: ListContext) -> FacetPage:
+        """Count each facet's values among the rows its query matches (docs: facets).
+
+        The definition the other backends follow: a row counts once under each distinct value its
+        path reaches (a date part of it, for a part), and once under None when it reaches none.
+        """
+        rows = self._seen(query.query)
+        counted: list[FacetCounts] = []
+        for facet in query.facets:
+            tally: dict[Any, int] = {}
+            for row in self._matching(rows, query.counted(facet)):
+                for value in self._facet_values(row, facet) or {None}:
+                    tally[value] = tally.get(value, 0) + 1
+            counted.append(FacetCounts(facet, ranked(tally, query.limit), len(tally)))
+        return FacetPage(len(self._matching(rows, query.query)), tuple(counted))
+
+    def _facet_values(self, row: Row, facet: Facet) -> set[object]:
+        """The distinct values ``facet`` reaches from ``row``: its part, for a part."""
+        part = facet.part
+        found = self._values(row, facet.path)
+        return {value if part is None or value is None else part.extract(value) for value in found}  # type: ignore[arg-type]
+
+    def _seen(self, query: ListQuery) -> list[Row]:
+        """The rows as ``query``'s row policies let them be seen, computed values derived."""
+        rows: list[Row] = self._rows
+        if query.policies:
+            policies = {policy.entity: policy for policy in query.policies}
+            visible = (self._visible(row, self._graph.root, policies) for row in rows)
+            rows = [row for row in visible if row is not None]
+        if self._derived:
+            rows = [{**row, **{name: value(row) for name, value in self._derived.items()}} for row in rows]
+        return rows
+
+    def _matching(self, rows: list[Row], query: ListQuery) -> list[Row]:
+        """The rows of ``rows`` that ``query``'s filters and search match."""
+        test = where(
+            query,
+            lambda item: lambda row: self._filter(row, field_filter(item)),
+            lambda search: lambda row: self._search(row, search),
+            _all_of,
+            _any_of,
+        )
+        return rows if test is None else [row for row in rows if test(row)]
 
     def _visible(self, row: Row, entity_name: str, policies: Mapping[str, Policy]) -> Row | None:
         """``row`` as the policies let it be seen: None when outside its model's policy, related rows pruned.

@@ -9,13 +9,17 @@ refusal can name what made a list expensive (docs: admission, "The cost of a lis
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from litestar_listing.core.errors import ConfigurationError
 from litestar_listing.core.fields import FieldPath
 from litestar_listing.core.query import Filter, ListQuery, RawFilter
 from litestar_listing.core.schema import ExposedField, FieldMap
 
-__all__ = ("RESOURCE", "Cost", "CostModel", "cost_of", "counts_with_page")
+if TYPE_CHECKING:
+    from litestar_listing.core.facets import FacetQuery
+
+__all__ = ("RESOURCE", "Cost", "CostModel", "cost_of", "counts_with_page", "facet_cost")
 
 RESOURCE = ""
 """The parameter the resource's own part of a cost is charged to: its base, its default order."""
@@ -46,6 +50,8 @@ class CostModel:
         computed: Each computed value filtered or ordered on: an expression, often a subquery, per row.
         skipped: Each 1,000 rows skipped before the page (``page`` times ``count``).
         rows: Each 100 rows of the page.
+        facet: Each facet of a facet request (docs: facets): every matching row grouped by the
+            facet's value, besides the joins or semi-join its path needs.
     """
 
     base: float = 1.0
@@ -58,6 +64,7 @@ class CostModel:
     computed: float = 4.0
     skipped: float = 0.02
     rows: float = 0.5
+    facet: float = 8.0
 
     def __post_init__(self) -> None:
         negative = [name for name in self.__slots__ if getattr(self, name) < 0]
@@ -120,6 +127,16 @@ def cost_of(query: ListQuery, field_map: FieldMap, model: CostModel) -> Cost:
     return _Pricing(field_map, model).price(query)
 
 
+def facet_cost(query: FacetQuery, field_map: FieldMap, model: CostModel) -> Cost:
+    """Price the facet request ``query`` on the resource whose field map is ``field_map``; nothing is run.
+
+    Its list's filters and search as a list prices them, and each facet (``CostModel.facet``, charged
+    to ``facet``) with the joins its path needs, or a semi-join through a to-many relation or into a
+    JSON list; no order and no page (docs: admission, "The cost of a list"; facets).
+    """
+    return _Pricing(field_map, model).price_facets(query)
+
+
 class _Pricing:
     """One pricing: the relations already reached, and the parts charged so far."""
 
@@ -134,18 +151,33 @@ class _Pricing:
     def price(self, query: ListQuery) -> Cost:
         model = self._model
         self._charge(RESOURCE, model.base)
-        for item in query.filters:
-            self._filter(item)
-        if query.search is not None:
-            for path in query.search.paths:
-                reach = self._reach(self._exposed(path), to_many_each=True) + self._elements(path)
-                self._charge("search", model.search_field + reach)
+        self._rows(query)
         self._order(query)
         if query.after is None:
             self._charge("page", model.skipped * query.window.offset / 1000)
         self._charge("count", model.rows * query.window.count / 100)
         parts = tuple(self._parts.items())
         return Cost(total=sum(units for _, units in parts), parts=parts)
+
+    def price_facets(self, query: FacetQuery) -> Cost:
+        model = self._model
+        self._charge(RESOURCE, model.base)
+        self._rows(query.query)
+        for facet in query.facets:
+            reach = self._reach(self._exposed(facet.path), to_many_each=True) + self._elements(facet.path)
+            self._charge("facet", model.facet + reach)
+        parts = tuple(self._parts.items())
+        return Cost(total=sum(units for _, units in parts), parts=parts)
+
+    def _rows(self, query: ListQuery) -> None:
+        """Price what decides a list's rows: its filters and its search."""
+        model = self._model
+        for item in query.filters:
+            self._filter(item)
+        if query.search is not None:
+            for path in query.search.paths:
+                reach = self._reach(self._exposed(path), to_many_each=True) + self._elements(path)
+                self._charge("search", model.search_field + reach)
 
     def _filter(self, item: Filter | RawFilter) -> None:
         model = self._model

@@ -17,6 +17,7 @@ from urllib.parse import parse_qsl, unquote
 from litestar_listing.core.coercion import CoercionError, coerce, coerce_bool, coerce_text
 from litestar_listing.core.cursor import CURSOR_PARAMETER, CursorError, CursorToken, fingerprint
 from litestar_listing.core.errors import InvalidQueryError, ParameterError
+from litestar_listing.core.facets import Facet, FacetMode, FacetQuery
 from litestar_listing.core.fields import FILTERS, ValueType, filter_group, filter_object_entry
 from litestar_listing.core.names import NameIndex
 from litestar_listing.core.operators import OPERATORS, Element, Operator, ValueKind
@@ -36,6 +37,7 @@ from litestar_listing.core.schema import ExposedField, FieldInfo, FieldMap
 from litestar_listing.core.text import parse_like
 
 __all__ = (
+    "FACET_RESERVED",
     "MAX_OFFSET",
     "PROBLEMS_SIZE",
     "RESERVED",
@@ -49,6 +51,9 @@ __all__ = (
 
 RESERVED = ("page", "count", "search", "order_by")
 """The reserved query parameters; every other name is a filter (docs: query language, "Reserved parameters")."""
+
+FACET_RESERVED = ("facet", "facet_limit", "facet_mode")
+"""The parameters a facet request reads besides ``search`` and the filters (docs: facets, "The request")."""
 
 MAX_OFFSET = 2**63 - 1
 """The largest row offset a page may reach: a signed 64-bit integer (docs: design, "Bounds and limits")."""
@@ -89,6 +94,9 @@ class Limits:
         max_problems: Most problems a 400 lists, followed by one entry counting the rest. The
             entries listed also stay within ``PROBLEMS_SIZE`` bytes, so that the body of any 400
             stays under 16 KiB.
+        max_facets: Most facets one facet request asks for (docs: facets).
+        default_facet_limit: Values answered per facet when ``facet_limit`` is absent.
+        max_facet_limit: Largest ``facet_limit``.
     """
 
     default_count: int = 10
@@ -103,6 +111,9 @@ class Limits:
     max_name_length: int = 128
     max_suggestions: int = 3
     max_problems: int = 20
+    max_facets: int = 8
+    default_facet_limit: int = 10
+    max_facet_limit: int = 100
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,11 +245,13 @@ class QueryParser:
     operators: Mapping[str, Operator] = field(default_factory=lambda: OPERATORS)
     _filter_names: NameIndex = field(init=False, repr=False, compare=False)
     _order_names: NameIndex = field(init=False, repr=False, compare=False)
+    _facet_names: NameIndex = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         # The candidates of "did you mean" hints, indexed once per resource rather than per bad name.
         object.__setattr__(self, "_filter_names", NameIndex(self.field_map.filterable))
         object.__setattr__(self, "_order_names", NameIndex(self.field_map.orderable))
+        object.__setattr__(self, "_facet_names", NameIndex(self.field_map.facetable))
 
     def parse(
         self, params: Iterable[tuple[str, str]] | QueryString, forced_filters: Sequence[Filter] = ()
@@ -265,46 +278,13 @@ class QueryParser:
         ``max_parameters`` are only counted, ``order_by`` terms are counted before any is read,
         and at most ``max_suggestions`` names per request get a hint.
         """
-        limits = self.limits
-        read = params if isinstance(params, QueryString) else QueryString.of(params, limits)
-        errors: list[ParameterError] = []
-        hints = _Hints(limits.max_suggestions)
-        reserved: dict[str, str] = {}
-        filter_params: list[tuple[str, str]] = []
-        position: dict[str, int] = {}
-        for key, value in read.pairs:
-            if key not in position:
-                position[key] = len(position)
-                if len(key) > limits.max_name_length:
-                    shown = _shown_name(key, limits)
-                    position.setdefault(shown, position[key])
-                    message = f"is {len(key)} characters long; parameter names have at most {limits.max_name_length}"
-                    errors.append(ParameterError(shown, message))
-            if len(key) > limits.max_name_length:
-                continue
-            if key == "order_by" and key in reserved:
-                # Repeated terms are the terms of one list (docs: query language, "Ordering"): the form
-                # OpenAPI's default array style gives, which generated clients send.
-                reserved[key] = f"{reserved[key]},{value}"
-            elif key in RESERVED or (self.keyset and key == CURSOR_PARAMETER):
-                if key in reserved:
-                    errors.append(ParameterError(key, "must be given at most once"))
-                reserved.setdefault(key, value)
-            else:
-                filter_params.append((key, value))
-
-        if read.unread:
-            unread = "was not read" if read.unread == 1 else f"and the {read.unread - 1} after it were not read"
-            message = (
-                f"{unread}: a request is read up to {limits.max_parameters} parameters and "
-                f"{limits.max_query_length} characters of query string"
-            )
-            errors.append(ParameterError(read.first_unread, message))
+        split = self._split(params, (*RESERVED, *((CURSOR_PARAMETER,) if self.keyset else ())), joined=("order_by",))
+        errors, reserved = split.errors, split.reserved
         window = self._window(reserved, errors)
         search = self._search(reserved.get("search", ""), errors)
-        order = self._order(reserved.get("order_by", ""), errors, hints)
+        order = self._order(reserved.get("order_by", ""), errors, split.hints)
         forced_keys = {item.path.name for item in forced_filters}
-        filters = self._filters(filter_params, forced_keys, errors, hints)
+        filters = self._filters(split.filters, forced_keys, errors, split.hints)
         query = ListQuery(
             filters=tuple(filters),
             combine=self.combine,
@@ -315,11 +295,88 @@ class QueryParser:
         )
         if CURSOR_PARAMETER in reserved and self.keyset and not errors:
             query = self._continue(query, reserved, errors)
-        if errors:
-            # Report in the order the client wrote the parameters (sort is stable per key).
-            ordered = sorted(errors, key=lambda error: position.get(error.key, len(position)))
-            raise InvalidQueryError(_listed(ordered, limits))
+        split.raise_errors(self.limits)
         return query
+
+    def parse_facets(
+        self, params: Iterable[tuple[str, str]] | QueryString, forced_filters: Sequence[Filter] = ()
+    ) -> FacetQuery:
+        """Turn the query parameters of a facet request into a ``FacetQuery`` (docs: facets, "The request").
+
+        The list's own parameters are read as ``parse`` reads them: every filter and ``search``;
+        ``page``, ``count``, ``order_by`` (and ``cursor``) change nothing, so a screen may send the
+        list's query string unchanged. Besides them, ``facet`` (repeated or comma-separated, each
+        a facetable name, at most ``limits.max_facets``), ``facet_limit`` (1 to
+        ``limits.max_facet_limit``) and ``facet_mode`` (``disjunctive`` or ``conjunctive``).
+
+        Raises:
+            InvalidQueryError: Every bad parameter at once, as ``parse`` lists them; a request
+                without ``facet`` too.
+        """
+        listed = (*RESERVED, *((CURSOR_PARAMETER,) if self.keyset else ()))
+        split = self._split(params, (*listed, *FACET_RESERVED), joined=("order_by", "facet"))
+        errors, reserved = split.errors, split.reserved
+        search = self._search(reserved.get("search", ""), errors)
+        facets = self._facets(reserved.get("facet", ""), errors, split.hints)
+        limits = self.limits
+        limit = _bounded_int(
+            reserved.get("facet_limit"), "facet_limit", 1, limits.max_facet_limit, limits.default_facet_limit, errors
+        )
+        mode = FacetMode.DISJUNCTIVE
+        if "facet_mode" in reserved:
+            try:
+                mode = FacetMode(reserved["facet_mode"])
+            except ValueError:
+                modes = " or ".join(repr(each.value) for each in FacetMode)
+                errors.append(ParameterError("facet_mode", f"expected {modes}"))
+        forced_keys = {item.path.name for item in forced_filters}
+        filters = self._filters(split.filters, forced_keys, errors, split.hints)
+        split.raise_errors(limits)
+        query = ListQuery(
+            filters=tuple(filters), combine=self.combine, search=search, forced_filters=tuple(forced_filters)
+        )
+        return FacetQuery(query, facets, limit or limits.default_facet_limit, mode)
+
+    def _split(
+        self, params: Iterable[tuple[str, str]] | QueryString, reserved_names: Sequence[str], *, joined: Sequence[str]
+    ) -> _Split:
+        """Sort the parameters read into the reserved ones (``reserved_names``) and the filters.
+
+        A name of ``joined`` given again adds its value after a comma (a list of terms: the form
+        OpenAPI's default array style gives, which generated clients send); any other reserved
+        name given twice is a problem. Past ``limits.max_parameters`` the pairs are counted only.
+        """
+        limits = self.limits
+        read = params if isinstance(params, QueryString) else QueryString.of(params, limits)
+        split = _Split(_Hints(limits.max_suggestions))
+        reserved, position, errors = split.reserved, split.position, split.errors
+        for key, value in read.pairs:
+            if key not in position:
+                position[key] = len(position)
+                if len(key) > limits.max_name_length:
+                    shown = _shown_name(key, limits)
+                    position.setdefault(shown, position[key])
+                    message = f"is {len(key)} characters long; parameter names have at most {limits.max_name_length}"
+                    errors.append(ParameterError(shown, message))
+            if len(key) > limits.max_name_length:
+                continue
+            if key in joined and key in reserved:
+                reserved[key] = f"{reserved[key]},{value}"
+            elif key in reserved_names:
+                if key in reserved:
+                    errors.append(ParameterError(key, "must be given at most once"))
+                reserved.setdefault(key, value)
+            else:
+                split.filters.append((key, value))
+
+        if read.unread:
+            unread = "was not read" if read.unread == 1 else f"and the {read.unread - 1} after it were not read"
+            message = (
+                f"{unread}: a request is read up to {limits.max_parameters} parameters and "
+                f"{limits.max_query_length} characters of query string"
+            )
+            errors.append(ParameterError(read.first_unread, message))
+        return split
 
     def _continue(self, query: ListQuery, reserved: dict[str, str], errors: list[ParameterError]) -> ListQuery:
         """``query`` continued after a cursor: its window and ``after`` values from the token."""
@@ -415,6 +472,31 @@ class QueryParser:
                 seen.add(name)
                 terms.append(OrderTerm(exposed.path, descending=raw.startswith("-")))
         return tuple(terms)
+
+    def _facets(self, text: str, errors: list[ParameterError], hints: _Hints) -> tuple[Facet, ...]:
+        facetable = self.field_map.facetable
+        if not facetable:
+            errors.append(ParameterError("facet", "this resource has no facets"))
+            return ()
+        if not text:
+            errors.append(ParameterError("facet", f"expected one or more of: {', '.join(facetable)}"))
+            return ()
+        limit = self.limits.max_facets
+        count = text.count(",") + 1
+        if count > limit:
+            errors.append(ParameterError("facet", f"expected at most {limit} facets, not {count}"))
+            return ()
+        facets: dict[str, Facet] = {}
+        for name in text.split(","):
+            exposed = facetable.get(name)
+            if exposed is None:
+                hint = hints.did_you_mean(self._facet_names, name)
+                errors.append(ParameterError("facet", f"{_short(name)} is not a facet of this resource{hint}"))
+            elif name in facets:
+                errors.append(ParameterError("facet", f"{name!r} is listed more than once"))
+            else:
+                facets[name] = Facet(exposed.path, exposed.part, many=exposed.to_many or exposed.field.many)
+        return tuple(facets.values())
 
     def _filters(
         self, params: list[tuple[str, str]], forced_keys: set[str], errors: list[ParameterError], hints: _Hints
@@ -598,6 +680,29 @@ def _read_value(kind: ValueKind, info: FieldInfo, raws: Sequence[str], limits: L
 
 def _did_you_mean(names: list[str]) -> str:
     return "; did you mean " + " or ".join(repr(name) for name in names) + "?" if names else "."
+
+
+@dataclass(slots=True)
+class _Split:
+    """The parameters of one request sorted (``QueryParser._split``), and the problems found so far."""
+
+    hints: _Hints
+    reserved: dict[str, str] = field(default_factory=dict)
+    filters: list[tuple[str, str]] = field(default_factory=list)
+    errors: list[ParameterError] = field(default_factory=list)
+    position: dict[str, int] = field(default_factory=dict)
+    """Where each name was first written: the problems are reported in that order."""
+
+    def raise_errors(self, limits: Limits) -> None:
+        """Raise the problems found, if any, in the order the client wrote the parameters.
+
+        Raises:
+            InvalidQueryError: At most ``limits.max_problems`` of them (``_listed``).
+        """
+        if self.errors:
+            position = self.position
+            ordered = sorted(self.errors, key=lambda error: position.get(error.key, len(position)))
+            raise InvalidQueryError(_listed(ordered, limits))
 
 
 @dataclass(slots=True)

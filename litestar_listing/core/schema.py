@@ -293,6 +293,48 @@ def json_keys_of(field: str, declared: Mapping[str, object], *, depth: int = 3) 
     return found
 
 
+def _facetable(
+    graph: ModelGraph,
+    names: Sequence[str],
+    keyed: Mapping[str, ExposedField],
+    parts: Sequence[Part],
+    max_depth: int,
+) -> dict[str, ExposedField]:
+    """The facet paths of ``names`` (``FieldMap.build``'s ``facet_fields``), resolved against ``graph``.
+
+    Raises:
+        ConfigurationError: A name is a wildcard, names no field, a private one, a computed value,
+            a whole JSON field or no part of a date; or crosses more than ``max_depth`` relations.
+    """
+    found: dict[str, ExposedField] = {}
+    for name in names:
+        if name == ALL_FIELDS or name.endswith(LOOKUP_SEP + ALL_FIELDS):
+            msg = "facet_fields takes explicit paths, not wildcards"
+            raise ConfigurationError(msg)
+        exposed = keyed.get(name)
+        if exposed is None:
+            head, _, last = name.rpartition(LOOKUP_SEP)
+            part = next((each for each in parts if each.name == last), None)
+            try:
+                exposed = _resolve(graph, FieldPath.parse(name), {})
+            except ConfigurationError:
+                if not head or part is None:
+                    raise
+                dated = keyed.get(head) or _resolve(graph, FieldPath.parse(head), {})
+                if not part.applies_to(dated.field.type) or (dated.path.key is not None and not part.ranged):
+                    msg = f"facet path {name!r}: {part.name!r} is not a part of {head!r}"
+                    raise ConfigurationError(msg) from None
+                exposed = dated.with_part(part)
+        if exposed.field.type is ValueType.JSON:
+            msg = f"facet path {name!r} is a whole JSON field; declare its keys in json_keys and name one"
+            raise ConfigurationError(msg)
+        if len(exposed.path.relations) > max_depth:
+            msg = f"facet path {name!r} crosses {len(exposed.path.relations)} relations; the limit is {max_depth}"
+            raise ConfigurationError(msg)
+        found[name] = exposed
+    return found
+
+
 def _expand(graph: ModelGraph, patterns: Iterable[str], computed: Mapping[str, FieldInfo]) -> list[FieldPath]:
     paths: list[FieldPath] = []
     for pattern in patterns:
@@ -333,6 +375,7 @@ class FieldMap:
     pk: tuple[FieldPath, ...]
     max_depth: int = 3
     computed: Mapping[str, FieldInfo] = field(default_factory=dict)
+    facetable: Mapping[str, ExposedField] = field(default_factory=dict)
 
     @classmethod
     def build(
@@ -348,6 +391,7 @@ class FieldMap:
         parts: Iterable[str] = (),
         json_keys: JsonKeys | None = None,
         syntax: FilterSyntax = FilterSyntax.RELATIONAL,
+        facet_fields: Sequence[str] = (),
     ) -> FieldMap:
         """Resolve an exposure policy against ``graph``.
 
@@ -370,6 +414,10 @@ class FieldMap:
                 as ``<path>__<key>`` (a list key too), orderable unless a list or through a to-many
                 relation, and searchable when text and named in ``search_fields``. The JSON fields
                 themselves are neither (docs: query language, "Keys of JSON documents").
+            facet_fields: The paths whose values a facet request counts (docs: facets): fields
+                and relation paths (through to-many relations too), keys of the JSON fields in
+                ``json_keys``, and ``<path>__<part>`` for a part in ``parts`` of a date or
+                datetime path; no wildcard, no computed value, no whole JSON field.
             syntax: How the backend reads filter names. Under the document-store rules a filter names
                 the model's own field (or a key of its own JSON field, or a part of its own date):
                 a filter path through a relation is refused, and the keys of a JSON field reached
@@ -382,8 +430,8 @@ class FieldMap:
         Raises:
             ConfigurationError: A path does not exist, is private or is too deep, a to-many path is
                 used for ordering, a search path is not text, ``search_fields`` holds a wildcard
-                (docs: design, "Exposure"), or, under the document-store rules, a filter path crosses a
-                relation.
+                (docs: design, "Exposure"), under the document-store rules a filter path crosses a
+                relation, or a facet path is none of those ``facet_fields`` takes.
         """
         computed = dict(computed or {})
         entity = graph.root_entity
@@ -459,6 +507,7 @@ class FieldMap:
             pk=pk,
             max_depth=max_depth,
             computed=MappingProxyType(computed),
+            facetable=MappingProxyType(_facetable(graph, facet_fields, keyed, offered, max_depth)),
         )
 
     def field_at(self, path: FieldPath) -> ExposedField:

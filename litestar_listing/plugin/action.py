@@ -14,9 +14,9 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Iterator, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import parse_qsl
 
 from litestar_listing.backends.base import ListContext, Page
@@ -42,7 +42,16 @@ if TYPE_CHECKING:
     from litestar_listing.plugin.binding import Binding
     from litestar_listing.plugin.resource import Resource
 
-__all__ = ("list_action", "list_resource", "may_estimate", "parse_query", "query_items", "raw_query")
+__all__ = (
+    "admitted_to_store",
+    "in_store",
+    "list_action",
+    "list_resource",
+    "may_estimate",
+    "parse_query",
+    "query_items",
+    "raw_query",
+)
 
 
 async def list_resource(
@@ -114,6 +123,8 @@ def parse_query(
     return binding_of(resource, connection, app, used_by="a call of parse_query").parse(params, connection)
 
 
+ReadT = TypeVar("ReadT")
+
 _BACKSTOP_GRACE = 0.5
 """Seconds after ``Resource.timeout`` at which the call itself is cancelled, if the store did not stop."""
 
@@ -182,10 +193,49 @@ async def _list(
             raise ConfigurationError(msg) from error
         check_load_row_policies(resource, binding.policies, load)  # the start-up check, per call
     primary = resource.primary if primary is None else primary
-    what = f"listing {resource.name}"
+    headers: dict[str, str] = {}
+    async with admitted_to_store(binding, connection, cost, headers, f"listing {resource.name}") as admitted:
+        # An expensive list runs on one core of the database (docs: admission, "One core per expensive list").
+        parallel = admitted.lane == "cheap"
+        result = await _list_admitted(
+            binding, connection, query, params, load, session, primary=primary, parallel=parallel
+        )
+    if headers:
+        result = replace(result, headers={**result.headers, **headers})
+    return result
+
+
+@contextlib.asynccontextmanager
+async def admitted_to_store(
+    binding: Binding,
+    connection: ASGIConnection[Any, Any, Any, Any] | None,
+    cost: Cost,
+    headers: dict[str, str],
+    what: str,
+) -> AsyncIterator[Admitted]:
+    """Charge the client's budget, wait for admission, and hold it while the block reads the store.
+
+    The budget's ``RateLimit-*`` headers, and after the block the ``X-Listing-*`` headers of
+    ``Resource.cost_headers``, are added to ``headers``; the admission is logged (``observed``).
+    One rule for every read of a resource's store: a list, a facet request (docs: admission).
+
+    Args:
+        binding: The resource as the application serves it.
+        connection: The request, or None.
+        cost: The read's price (``core.cost``): it decides the lane and what the budget charges.
+        headers: The answer's headers, added to.
+        what: What waits, for the errors' messages (``"listing flights"``).
+
+    Yields:
+        How the read was admitted: its lane and its wait.
+
+    Raises:
+        RateLimitedError: The client's budget is spent (429).
+        UnavailableError: No place came free within the queue timeout (503).
+    """
+    resource = binding.resource
     budget, admission = binding.budget, binding.admission
     client = "" if connection is None else binding.client(connection)
-    headers: dict[str, str] = {}
     if budget is not None and connection is not None:
         spending = await budget.charge(connection.app, client, cost.total, what)
         headers.update(spending.headers)
@@ -195,17 +245,10 @@ async def _list(
         else admission.admitted(what, cost=cost.total, client=client)
     )
     async with admitting as admitted:
-        # An expensive list runs on one core of the database (docs: admission, "One core per expensive list").
-        parallel = admitted.lane == "cheap"
-        result = await _list_admitted(
-            binding, connection, query, params, load, session, primary=primary, parallel=parallel
-        )
-    observed(resource, client, cost, admitted)
+        yield admitted
+    observed(resource, client, cost, admitted, what)
     if resource.cost_headers:
         headers.update(cost_headers(cost, admitted))
-    if headers:
-        result = replace(result, headers={**result.headers, **headers})
-    return result
 
 
 async def _list_admitted(
@@ -260,11 +303,12 @@ ADMISSION_LOGGER = logging.getLogger("litestar_listing.admission")
 """Where each list's cost, lane and wait are logged (``observed``): expensive lists at INFO, the others at DEBUG."""
 
 
-def observed(resource: Resource, client: str, cost: Cost, admitted: Admitted) -> None:
+def observed(resource: Resource, client: str, cost: Cost, admitted: Admitted, what: str = "") -> None:
     """Log one list's cost, lane and wait on ``ADMISSION_LOGGER`` (docs: admission, "Observing costs").
 
     Lists of the expensive lane are logged at INFO, the others at DEBUG (Litestar's default logging
-    shows INFO). The message names the resource, the client, the cost with its costliest
+    shows INFO). The message names what ran (``what``, ``"listing <resource>"`` by default; a facet
+    request's is ``"counting facets of <resource>"``), the client, the cost with its costliest
     parameters, the lane and the wait; the same values are the record's attributes
     ``listing_resource``, ``listing_client``, ``listing_cost``, ``listing_parts`` (``{parameter:
     units}``), ``listing_lane`` and ``listing_wait`` (seconds), for a structured handler.
@@ -275,8 +319,8 @@ def observed(resource: Resource, client: str, cost: Cost, admitted: Admitted) ->
     costliest = ", ".join(f"{name} {units:.1f}" for name, units in cost.costliest())
     ADMISSION_LOGGER.log(
         level,
-        "listed %s for %s: cost %.1f (%s), %s lane, waited %.3f s",
-        resource.name,
+        "%s for %s: cost %.1f (%s), %s lane, waited %.3f s",
+        what or f"listing {resource.name}",
         client or "no request",
         cost.total,
         costliest or "no parameter",
@@ -319,7 +363,12 @@ def may_estimate(resource: Resource, query: ListQuery) -> bool:
 
 
 async def _fetch(resource: Resource, query: ListQuery, context: ListContext) -> Page:
-    """The backend's page, its errors made the client's (``_store_errors``).
+    """The backend's page, its errors made the client's (``in_store``)."""
+    return await in_store(resource, resource.backend.fetch(query, context))
+
+
+async def in_store(resource: Resource, reading: Awaitable[ReadT]) -> ReadT:
+    """Await ``reading`` from ``resource``'s store, its errors made the client's (``_store_errors``).
 
     Raises:
         UnavailableError: The store timed out (``reason="timeout"``) or failed; the message says
@@ -331,7 +380,7 @@ async def _fetch(resource: Resource, query: ListQuery, context: ListContext) -> 
     backstop = None if resource.timeout is None else resource.timeout + _BACKSTOP_GRACE
     with _store_errors(resource):
         try:
-            return await asyncio.wait_for(resource.backend.fetch(query, context), backstop)
+            return await asyncio.wait_for(reading, backstop)
         except asyncio.TimeoutError:
             raise UnavailableError("the backstop cancelled the list", reason="timeout") from None
         except UnsupportedQueryError as error:

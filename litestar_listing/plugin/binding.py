@@ -11,6 +11,7 @@ keeps its engine there. A list finds them through its request's application (doc
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from litestar.openapi.spec import Operation
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
 
     from litestar_listing.backends.base import IndexedSearch, TrigramTable
     from litestar_listing.core.cost import Cost
+    from litestar_listing.core.facets import FacetQuery
     from litestar_listing.core.query import Filter, ListQuery
     from litestar_listing.plugin.admission import Admission
     from litestar_listing.plugin.budget import CostBudget
@@ -134,6 +136,23 @@ class Binding:
         query, cost = prepared.parse_priced(params, forced_filters(resource, connection))
         if self.policies:
             query = self.policies.apply(query, prepared.field_map.graph, connection)
+        return query, cost
+
+    def parse_facets_priced(
+        self, params: Sequence[tuple[str, str]] | QueryString, connection: ASGIConnection[Any, Any, Any, Any] | None
+    ) -> tuple[FacetQuery, Cost]:
+        """A facet request's query and cost (``Prepared.parse_facets_priced``), with ``connection``'s restrictions.
+
+        The forced filters and row policies of ``connection``, as ``parse_priced`` gives a list's (docs: facets).
+
+        Raises:
+            As ``parse``.
+        """
+        resource = self.resource
+        prepared = prepare(resource)
+        query, cost = prepared.parse_facets_priced(params, forced_filters(resource, connection))
+        if self.policies:
+            query = replace(query, query=self.policies.apply(query.query, prepared.field_map.graph, connection))
         return query, cost
 
     def operation_class(self) -> type[Operation]:

@@ -16,7 +16,16 @@ from litestar_listing.core.coercion import CODECS
 from litestar_listing.core.query import load_tree
 from litestar_listing.core.schema import FieldInfo, ModelGraph
 
-__all__ = ("ListResult", "Pagination", "envelope_type", "item_type", "pagination", "python_type")
+__all__ = (
+    "FacetValue",
+    "ListResult",
+    "Pagination",
+    "envelope_type",
+    "facets_envelope_type",
+    "item_type",
+    "pagination",
+    "python_type",
+)
 
 
 class Pagination(msgspec.Struct, kw_only=True):
@@ -93,6 +102,33 @@ def envelope_type(name: str, item: Any) -> type[msgspec.Struct]:
     return msgspec.defstruct(
         name,
         [("data", list[item]), ("pagination", Pagination), ("message", str), ("status", Literal["success"])],
+        kw_only=True,
+    )
+
+
+class FacetValue(msgspec.Struct, kw_only=True):
+    """One value of a facet and the listed rows holding it (docs: facets, "The answer")."""
+
+    value: Any
+    """The value as the list's items hold it; null for the rows that hold none."""
+    count: int
+    """The rows holding it."""
+
+
+def facets_envelope_type(name: str, facets: tuple[str, ...]) -> type[msgspec.Struct]:
+    """The facet envelope named ``name`` of a resource whose facetable paths are ``facets``.
+
+    ``data`` (one entry per facet asked: ``facet``, its ``values`` and ``distinct``), ``total``,
+    ``message``, ``status`` (docs: facets, "The answer").
+    """
+    entry = msgspec.defstruct(
+        f"{name}Entry",
+        [("facet", Literal[facets]), ("values", list[FacetValue]), ("distinct", int)],  # type: ignore[valid-type]
+        kw_only=True,
+    )
+    return msgspec.defstruct(
+        name,
+        [("data", list[entry]), ("total", int), ("message", str), ("status", Literal["success"])],  # type: ignore[valid-type]
         kw_only=True,
     )
 

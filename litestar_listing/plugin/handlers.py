@@ -1,4 +1,4 @@
-"""The route handlers a ``ListingPlugin`` mounts for a resource: ``GET`` (the list action) and ``HEAD``.
+"""The route handlers a ``ListingPlugin`` mounts for a resource: ``GET`` and ``HEAD`` of its list and of its facets.
 
 No ``from __future__ import annotations`` here: Litestar reads these annotations at runtime.
 """
@@ -14,11 +14,12 @@ from litestar.utils.scope.state import CONNECTION_STATE_KEY
 
 from litestar_listing.plugin.action import list_action
 from litestar_listing.plugin.binding import Binding
-from litestar_listing.plugin.openapi import list_operation_class
+from litestar_listing.plugin.facets import facet_action
+from litestar_listing.plugin.openapi import facet_operation_class, list_operation_class
 from litestar_listing.plugin.prepared import prepare
 from litestar_listing.plugin.route_options import ServedRoute
 
-__all__ = ("ListingHeadHandler", "get_without_body", "head_as_get", "head_handler", "list_handler")
+__all__ = ("ListingHeadHandler", "facet_handler", "get_without_body", "head_as_get", "head_handler", "list_handler")
 
 
 def list_handler(binding: Binding, route: ServedRoute) -> HTTPRouteHandler:
@@ -65,6 +66,45 @@ def list_handler(binding: Binding, route: ServedRoute) -> HTTPRouteHandler:
         if options.include_in_schema
         else Operation,
     )(list_items)
+
+
+def facet_handler(binding: Binding, route: ServedRoute) -> HTTPRouteHandler:
+    """The ``GET`` handler at ``route`` (``ServedRoute.facets``) answering the facet action of ``binding``'s resource.
+
+    Docs: facets. Its OpenAPI operation is ``facet_operation_class``'s; its guards, ``opt``, security
+    and tags are the list route's.
+    """
+    resource = binding.resource
+    options = route.options
+
+    async def count_items(request: Request[Any, Any, Any]) -> Any:
+        result = await facet_action(binding, request, None)
+        return result.response() if result.headers else result.envelope
+
+    count_items.__annotations__ = {"request": Request, "return": prepare(resource).facets_envelope}
+    count_items.__name__ = f"count_{resource.name}_facets"
+    state = binding.state
+    return get(
+        route.path,
+        name=route.name,
+        operation_id=route.operation_id,
+        summary=f"Count the facets of {resource.name}",
+        tags=[resource.name] if options.tags is None else list(options.tags),
+        guards=list(options.guards) or None,
+        opt=dict(options.opt) or None,
+        security=None if options.security is None else list(options.security),
+        include_in_schema=options.include_in_schema,
+        operation_class=facet_operation_class(
+            resource,
+            state.shared_schemas,
+            binding.policies,
+            errors=state.errors,
+            guarded=bool(options.guards),
+            budget=binding.budget is not None,
+        )
+        if options.include_in_schema
+        else Operation,
+    )(count_items)
 
 
 async def get_without_body(scope: Scope, receive: Receive, send: Send) -> None:

@@ -30,6 +30,7 @@ from litestar.openapi.spec import (
 from litestar_listing.backends.base import offered_operators
 from litestar_listing.core.coercion import CODECS, describe_type, text_pattern, value_schema
 from litestar_listing.core.cursor import CURSOR_PARAMETER
+from litestar_listing.core.facets import FacetMode
 from litestar_listing.core.fields import FILTERS, filter_group
 from litestar_listing.core.operators import Element, Operator
 from litestar_listing.core.parsing import MAX_OFFSET
@@ -49,6 +50,9 @@ __all__ = (
     "ListingComponents",
     "SharedSchemas",
     "error_schema",
+    "facet_operation_class",
+    "facet_parameters",
+    "filter_parameters",
     "list_operation_class",
     "list_parameters",
     "problem_schema",
@@ -359,12 +363,9 @@ def list_parameters(resource: Resource, shared: SharedSchemas) -> list[Parameter
     Returns:
         ``page``, ``count``, ``search`` (when the resource has searchable fields), ``order_by``
         as an array of its allowed ``[-]field`` terms, ``cursor`` (keyset resources), then the filter
-        objects (``filter_group``): ``filters`` and one ``<relation>_filters`` per relation, each
-        property a filter parameter (``path`` for equality, ``path__op`` otherwise) typed by its
-        field and operator; for document-store resources, ``filters`` with one property per field,
-        reference alias and raw key instead (docs: query language, "Document-store resources").
+        objects (``filter_parameters``).
     """
-    field_map, limits = prepare(resource).field_map, resource.limits
+    limits = resource.limits
     parameters: list[Parameter] = [
         _QueryParameter(
             name="page",
@@ -379,18 +380,7 @@ def list_parameters(resource: Resource, shared: SharedSchemas) -> list[Parameter
             schema=Schema(type=OpenAPIType.INTEGER, minimum=1, maximum=limits.max_count, default=limits.default_count),
         ),
     ]
-    if field_map.searchable:
-        names = ", ".join(exposed.path.name for exposed in field_map.searchable)
-        text = _inline(value_schema(FieldInfo("search", ValueType.TEXT)))
-        parameters.append(
-            _QueryParameter(
-                name="search",
-                param_in=ParamType.QUERY,
-                description=f"Case-insensitive substring search over: {names}. Empty: no search.",
-                schema=Schema(type=OpenAPIType.STRING, max_length=limits.max_search_length, pattern=text.pattern),
-                allow_empty_value=True,
-            )
-        )
+    parameters.extend(_search_parameter(resource))
     parameters.append(_order_parameter(resource))
     if resource.keyset:
         parameters.append(
@@ -404,6 +394,37 @@ def list_parameters(resource: Resource, shared: SharedSchemas) -> list[Parameter
                 schema=Schema(type=OpenAPIType.STRING, min_length=1, max_length=4096, pattern="^[A-Za-z0-9_-]+$"),
             )
         )
+    return [*parameters, *filter_parameters(resource, shared)]
+
+
+def _search_parameter(resource: Resource) -> list[Parameter]:
+    """``search``, when the resource has searchable fields."""
+    searchable, limits = prepare(resource).field_map.searchable, resource.limits
+    if not searchable:
+        return []
+    names = ", ".join(exposed.path.name for exposed in searchable)
+    text = _inline(value_schema(FieldInfo("search", ValueType.TEXT)))
+    return [
+        _QueryParameter(
+            name="search",
+            param_in=ParamType.QUERY,
+            description=f"Case-insensitive substring search over: {names}. Empty: no search.",
+            schema=Schema(type=OpenAPIType.STRING, max_length=limits.max_search_length, pattern=text.pattern),
+            allow_empty_value=True,
+        )
+    ]
+
+
+def filter_parameters(resource: Resource, shared: SharedSchemas) -> list[Parameter]:
+    """The filter objects of ``resource`` (``filter_group``), as its list and facet endpoints document them.
+
+    ``filters`` and one ``<relation>_filters`` per relation, each property a filter parameter
+    (``path`` for equality, ``path__op`` otherwise) typed by its field and operator; for
+    document-store resources, ``filters`` with one property per field, reference alias and raw
+    key instead (docs: query language, "Document-store resources").
+    """
+    field_map = prepare(resource).field_map
+    parameters: list[Parameter] = []
     closed = not prepare(resource).parser.ignore_unknown
     if resource.backend.capabilities.filter_syntax is FilterSyntax.DOCUMENT:
         properties = _document_filters(resource, shared)
@@ -583,7 +604,10 @@ def _budget_headers() -> dict[str, OpenAPIHeader | Reference]:
     }
 
 
-def _extension_headers(resource: Resource, *, budget: bool) -> dict[str, OpenAPIHeader | Reference]:
+def _extension_headers(
+    resource: Resource, *, budget: bool, listing: bool = True
+) -> dict[str, OpenAPIHeader | Reference]:
+    """The headers of a 200: the budget's and the cost's; a list's extensions too when ``listing``."""
     headers: dict[str, OpenAPIHeader | Reference] = _budget_headers() if budget else {}
     if resource.cost_headers:
         headers["X-Listing-Cost"] = OpenAPIHeader(
@@ -596,6 +620,8 @@ def _extension_headers(resource: Resource, *, budget: bool) -> dict[str, OpenAPI
         headers["X-Listing-Wait"] = OpenAPIHeader(
             description="Seconds the list waited to be admitted.", schema=Schema(type=OpenAPIType.NUMBER, minimum=0)
         )
+    if not listing:
+        return headers
     if resource.keyset:
         headers["X-Next-Cursor"] = OpenAPIHeader(
             description="The 'cursor' of the next page; absent on the last page.",
@@ -654,20 +680,116 @@ def list_operation_class(
         guarded: The route has guards (``RouteOptions.guards``), which may answer 403.
         budget: The application's plugin has a cost budget (``CostBudget``), which may answer 429.
     """
-    errors = ErrorShapes() if errors is None else errors
     parameters = list_parameters(resource, shared)
     limits = resource.limits
     bounds = _operators_text(resource) + (
         f" At most {limits.max_filters} filter parameters per request, repetitions included, and "
         f"{limits.max_in_values} values per 'in' or 'nin' filter."
     )
+    if resource.max_cost is not None:
+        bounds += f" A list may cost at most {resource.max_cost:g} units (filters, search, ordering and page depth)."
+    responses = _responses(resource, shared, policies, errors=errors, guarded=guarded, budget=budget)
+    return _operation_class(
+        f"{resource.name.title()}ListOperation",
+        parameters,
+        bounds,
+        responses,
+        _extension_headers(resource, budget=budget),
+    )
+
+
+def facet_parameters(resource: Resource, shared: SharedSchemas) -> list[Parameter]:
+    """The query parameters of ``resource``'s facet endpoint (docs: facets, "The request"), filters last.
+
+    ``facet`` as an array of the facetable names, ``facet_limit``, ``facet_mode``, ``search`` and
+    the filter objects of the list (``filter_parameters``).
+    """
+    facets, limits = list(prepare(resource).field_map.facetable), resource.limits
+    return [
+        _QueryParameter(
+            name="facet",
+            param_in=ParamType.QUERY,
+            description=(
+                f"The facets to count, at most {limits.max_facets}: each value's rows among the list's, "
+                "its own filters left out unless facet_mode is conjunctive."
+            ),
+            required=True,
+            schema=Schema(
+                type=OpenAPIType.ARRAY,
+                items=Schema(type=OpenAPIType.STRING, enum=facets),
+                min_items=1,
+                max_items=limits.max_facets,
+            ),
+        ),
+        _QueryParameter(
+            name="facet_limit",
+            param_in=ParamType.QUERY,
+            description="The most values answered per facet, the most frequent first.",
+            schema=Schema(
+                type=OpenAPIType.INTEGER,
+                minimum=1,
+                maximum=limits.max_facet_limit,
+                default=limits.default_facet_limit,
+            ),
+        ),
+        _QueryParameter(
+            name="facet_mode",
+            param_in=ParamType.QUERY,
+            description=(
+                "disjunctive: a facet's counts leave out the filters on its own path; conjunctive: every "
+                "filter applies to every facet."
+            ),
+            schema=Schema(type=OpenAPIType.STRING, enum=[mode.value for mode in FacetMode], default="disjunctive"),
+        ),
+        *_search_parameter(resource),
+        *filter_parameters(resource, shared),
+    ]
+
+
+def facet_operation_class(
+    resource: Resource,
+    shared: SharedSchemas,
+    policies: RowPolicies | None = None,
+    *,
+    errors: ErrorShapes | None = None,
+    guarded: bool = False,
+    budget: bool = False,
+) -> type[Operation]:
+    """An ``Operation`` subclass documenting ``resource``'s facet endpoint (docs: facets), as ``list_operation_class``.
+
+    Its parameters are ``facet_parameters``; its error responses those of the list.
+    """
+    limits = resource.limits
+    bounds = _operators_text(resource) + (
+        f" At most {limits.max_filters} filter parameters per request, repetitions included, and "
+        f"{limits.max_in_values} values per 'in' or 'nin' filter."
+    )
+    if resource.max_cost is not None:
+        bounds += f" A facet request may cost at most {resource.max_cost:g} units (filters, search and facets)."
+    responses = _responses(resource, shared, policies, errors=errors, guarded=guarded, budget=budget)
+    headers = _extension_headers(resource, budget=budget, listing=False)
+    return _operation_class(
+        f"{resource.name.title()}FacetsOperation", facet_parameters(resource, shared), bounds, responses, headers
+    )
+
+
+def _responses(
+    resource: Resource,
+    shared: SharedSchemas,
+    policies: RowPolicies | None,
+    *,
+    errors: ErrorShapes | None,
+    guarded: bool,
+    budget: bool,
+) -> dict[str, OpenAPIResponse]:
+    """The error responses of ``resource``'s endpoints (``list_operation_class``)."""
+    errors = ErrorShapes() if errors is None else errors
     invalid = "A query parameter is invalid; every bad parameter is listed in 'extra'."
     if resource.max_cost is not None:
         invalid = (
             f"A query parameter is invalid, or the list would cost more than {resource.max_cost:g} units (its "
             "ceiling; the parameters that made it so are listed); every bad parameter is listed in 'extra'."
         )
-        bounds += f" A list may cost at most {resource.max_cost:g} units (filters, search, ordering and page depth)."
     responses: dict[str, OpenAPIResponse] = {"400": _error_response(invalid, 400, shared, errors)}
     refused = refusals(resource, policies)
     if 401 in refused:
@@ -698,6 +820,17 @@ def list_operation_class(
         errors,
         {"Retry-After": retry_after},
     )
+    return responses
+
+
+def _operation_class(
+    name: str,
+    parameters: list[Parameter],
+    bounds: str,
+    responses: dict[str, OpenAPIResponse],
+    headers: dict[str, OpenAPIHeader | Reference],
+) -> type[Operation]:
+    """An ``Operation`` subclass adding ``parameters``, ``bounds``, ``responses`` and the 200's ``headers``."""
 
     @dataclass
     class ListOperation(Operation):
@@ -707,8 +840,8 @@ def list_operation_class(
             merged: dict[str, Any] = {**(self.responses or {}), **responses}
             success = merged.get("200")
             if isinstance(success, OpenAPIResponse):
-                success.headers = {**(success.headers or {}), **_extension_headers(resource, budget=budget)}
+                success.headers = {**(success.headers or {}), **headers}
             self.responses = merged
 
-    ListOperation.__name__ = ListOperation.__qualname__ = f"{resource.name.title()}ListOperation"
+    ListOperation.__name__ = ListOperation.__qualname__ = name
     return ListOperation

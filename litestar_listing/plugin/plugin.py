@@ -16,7 +16,7 @@ from litestar_listing.plugin.admission import Admission
 from litestar_listing.plugin.binding import STATE_KEY, Binding, ListingState, unregistered
 from litestar_listing.plugin.budget import client_of
 from litestar_listing.plugin.exceptions import exception_handlers
-from litestar_listing.plugin.handlers import head_as_get, head_handler, list_handler
+from litestar_listing.plugin.handlers import facet_handler, head_as_get, head_handler, list_handler
 from litestar_listing.plugin.indexes import indexed_search, log_missing, trigram_tables
 from litestar_listing.plugin.indexes import logger as index_logger
 from litestar_listing.plugin.openapi import SharedSchemas, with_shared_schemas
@@ -201,6 +201,10 @@ class ListingPlugin(InitPlugin, ReceiveRoutePlugin):
             route = served[resource.name]
             app_config.route_handlers.append(list_handler(bindings[resource], route))
             app_config.route_handlers.append(head_handler(route))
+            if resource.facet_fields:
+                facets = route.facets()
+                app_config.route_handlers.append(facet_handler(bindings[resource], facets))
+                app_config.route_handlers.append(head_handler(facets))
         state.routed.update(self.mounted)
         app_config.on_startup.append(self.check_started)
         app_config.on_startup.append(self.read_indexes)

@@ -14,16 +14,17 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from litestar_listing.backends.base import TOTAL_MODES, check_contract, offered_operators
-from litestar_listing.core.cost import Cost, CostModel, cost_of
+from litestar_listing.backends.base import TOTAL_MODES, FacetBackend, check_contract, offered_operators
+from litestar_listing.core.cost import Cost, CostModel, cost_of, facet_cost
 from litestar_listing.core.errors import ConfigurationError, InvalidQueryError, ParameterError
 from litestar_listing.core.indexes import order_terms
 from litestar_listing.core.parsing import QueryParser, QueryString, is_raw_key
 from litestar_listing.core.query import LOOKUP_SEP, Combine, FieldPath, Filter, FilterSyntax, ListQuery, OrderTerm
 from litestar_listing.core.schema import FieldMap, ModelGraph, closest
-from litestar_listing.plugin.envelope import envelope_type, item_type
+from litestar_listing.plugin.envelope import envelope_type, facets_envelope_type, item_type
 
 if TYPE_CHECKING:
+    from litestar_listing.core.facets import FacetQuery
     from litestar_listing.plugin.resource import Resource
 
 __all__ = ("Prepared", "check_load_relations", "prepare")
@@ -45,6 +46,8 @@ class Prepared:
         cost_model: The weights of its lists' cost (``Resource.cost``).
         max_cost: Its ceiling (``Resource.max_cost``), or None.
         indexed_orders: ``Resource.indexed_orders`` as ordering terms (docs: indexes).
+        facets_envelope: The response type of the facet action, named ``<Name>Facets`` (docs:
+            facets, "The answer"); None without ``facet_fields``.
     """
 
     field_map: FieldMap
@@ -54,6 +57,7 @@ class Prepared:
     cost_model: CostModel = field(default_factory=CostModel)
     max_cost: float | None = None
     indexed_orders: tuple[tuple[OrderTerm, ...], ...] = ()
+    facets_envelope: type[msgspec.Struct] | None = None
 
     def parse_priced(
         self, params: Iterable[tuple[str, str]] | QueryString, forced_filters: Sequence[Filter] = ()
@@ -67,6 +71,18 @@ class Prepared:
         query = self.parser.parse(params, forced_filters)
         return query, self.price(query)
 
+    def parse_facets_priced(
+        self, params: Iterable[tuple[str, str]] | QueryString, forced_filters: Sequence[Filter] = ()
+    ) -> tuple[FacetQuery, Cost]:
+        """Parse a facet request (``QueryParser.parse_facets``) and price it (``core.cost.facet_cost``).
+
+        Raises:
+            InvalidQueryError: Every bad parameter at once, or the parameters that put the request
+                over ``max_cost``.
+        """
+        query = self.parser.parse_facets(params, forced_filters)
+        return query, self._within_ceiling(facet_cost(query, self.field_map, self.cost_model))
+
     def price(self, query: ListQuery) -> Cost:
         """The cost of ``query`` (``core.cost.cost_of``), checked against the resource's ceiling.
 
@@ -74,7 +90,10 @@ class Prepared:
             InvalidQueryError: The cost is over ``max_cost``: one entry per parameter that made it so
                 (``Cost.over``), each saying what it adds (docs: admission, "The ceiling").
         """
-        cost = cost_of(query, self.field_map, self.cost_model)
+        return self._within_ceiling(cost_of(query, self.field_map, self.cost_model))
+
+    def _within_ceiling(self, cost: Cost) -> Cost:
+        """``cost``, or the 400 of a cost over ``max_cost`` (docs: admission, "The ceiling")."""
         ceiling = self.max_cost
         if ceiling is None or cost.total <= ceiling:
             return cost
@@ -144,7 +163,11 @@ def _prepare(resource: Resource) -> Prepared:
             parts=backend.capabilities.parts,
             json_keys=resource.json_keys,
             syntax=backend.capabilities.filter_syntax,
+            facet_fields=resource.facet_fields,
         )
+        if resource.facet_fields and not (backend.capabilities.facets and isinstance(backend, FacetBackend)):
+            msg = f"facet_fields needs a backend that counts facets; {type(backend).__name__} does not"
+            raise ConfigurationError(msg)
         if resource.json_keys and not backend.capabilities.json_keys:
             msg = f"json_keys needs a backend with Capabilities.json_keys; {type(backend).__name__} has none"
             raise ConfigurationError(msg)
@@ -188,7 +211,11 @@ def _prepare(resource: Resource) -> Prepared:
     )
     envelope = envelope_type(f"{_type_name(resource.name)}List", item)
     message = resource.message or f"Listed {resource.name}."
-    prepared = Prepared(field_map, parser, envelope, message, resource.cost, resource.max_cost, indexed_orders)
+    facets = tuple(field_map.facetable)
+    facets_envelope = facets_envelope_type(f"{_type_name(resource.name)}Facets", facets) if facets else None
+    prepared = Prepared(
+        field_map, parser, envelope, message, resource.cost, resource.max_cost, indexed_orders, facets_envelope
+    )
     own = cost_of(parser.parse(()), field_map, resource.cost).total
     if resource.max_cost is not None and own > resource.max_cost:
         msg = (

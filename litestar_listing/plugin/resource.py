@@ -74,6 +74,10 @@ class Resource:
             as text (docs: query language, "Document-store resources"). Keys naming operators
             (``$where``, ``$expr``...) are refused.
         max_depth: The most relations a path may cross.
+        facet_fields: The paths whose values ``GET /<name>/facets/`` counts (docs: facets): fields,
+            relation paths (to-many ones too), declared JSON keys and parts of dates
+            (``time_hour__month``); empty: no facet endpoint. The backend must have
+            ``Capabilities.facets``.
         json_keys: The keys of JSON fields clients may filter and order on (and search, when text
             and named in ``search_fields``), by the JSON field's path, with their types:
             ``{"specs": {"seats": int, "engine_type": str, "dims": {"width": float}, "tags": list[str]}}``
@@ -131,6 +135,7 @@ class Resource:
     ignore_unknown_filters: bool | None = None
     raw_filters: Sequence[str] = ()
     max_depth: int = 3
+    facet_fields: Sequence[str] = ()
     json_keys: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     public_paths: Sequence[str] = ()
     keyset: bool = False

@@ -74,6 +74,13 @@ class ServedRoute:
     name: str
     options: RouteOptions
 
+    def facets(self) -> ServedRoute:
+        """The route of the resource's facet endpoint (docs: facets): ``<path>facets/``, ``<operation_id>_facets``.
+
+        Its name is ``<name>:facets``; its options are the list's (guards, ``opt``, security, tags).
+        """
+        return ServedRoute(f"{self.path}facets/", f"{self.operation_id}_facets", f"{self.name}:facets", self.options)
+
 
 _SLUG = re.compile(r"[^0-9A-Za-z]+")
 
@@ -115,10 +122,12 @@ def check_routes(resources: Sequence[Resource], path_prefix: str, routes: Mappin
     paths: dict[str, str] = {}
     for resource in resources:
         path = route_path(path_prefix, resource, routes.get(resource.name, RouteOptions()))
-        if path.rstrip("/") in paths:
-            msg = f"resources {paths[path.rstrip('/')]!r} and {resource.name!r} are both routed at {path}"
-            raise ConfigurationError(msg)
-        paths[path.rstrip("/")] = resource.name
+        # A resource with facets also answers at <path>facets/ (docs: facets).
+        for served in (path, *((f"{path}facets/",) if resource.facet_fields else ())):
+            if served.rstrip("/") in paths:
+                msg = f"resources {paths[served.rstrip('/')]!r} and {resource.name!r} are both routed at {served}"
+                raise ConfigurationError(msg)
+            paths[served.rstrip("/")] = resource.name
 
 
 class RoutedPlugin(Protocol):

@@ -51,6 +51,10 @@ class Case:
             ``tags``; empty: none.
         loaded: With ``load``: for each item of the page, in order, the ids of the rows the path
             reaches (a to-many list in id order), e.g. ``((1, 2), (), (3,))``; None: not checked.
+        endpoint: ``list``, or ``facets`` for a facet request (docs: facets): ``total`` is then the
+            list's total and ``facets`` the answer, and the case needs ``facets``.
+        facets: For a facet request, per facet asked, in order: its name, its ``(value, count)``
+            pairs in the order answered, and its number of distinct values.
     """
 
     id: str
@@ -65,6 +69,8 @@ class Case:
     needs: frozenset[str] = frozenset()
     load: str = ""
     loaded: tuple[tuple[int, ...], ...] | None = None
+    endpoint: str = "list"
+    facets: tuple[tuple[str, tuple[tuple[object, int], ...], int], ...] = ()
 
 
 REL = frozenset({"relation_paths"})
@@ -1926,10 +1932,87 @@ _TABLE: tuple[Case, ...] = (
         errors=("nope", "page", "count", "order_by", "quantity", "status__like"),
     ),
     Case("error:good-and-bad", "status=draft&quantity=x&name=Widget", errors=("quantity",)),
+    # ---------------------------------------------------------------- facets (docs: facets)
+    # Counted by hand over fixture.py. Facetable: status, active, company__name, owner__name, tags__name,
+    # release_date__year, and attributes__color, attributes__tags where JSON keys are offered. Values rank by
+    # count, ties by value ascending, None by its count after the values of that count; where tied text
+    # values would order differently under another collation, facet_limit stops before them.
+    Case("facet:own-field", "facet=status", total=31, endpoint="facets",
+         facets=(("status", (("active", 15), ("draft", 9), ("archived", 5), (None, 2)), 4),)),
+    Case("facet:boolean", "facet=active", total=31, endpoint="facets",
+         facets=(("active", ((True, 16), (False, 9), (None, 6)), 3),)),
+    Case("facet:to-one", "facet=company__name", total=31, endpoint="facets", needs=REL,
+         facets=(("company__name", (("Acme", 14), ("Globex", 11), ("Initech", 6)), 3),)),
+    # Things without an owner count under None, first here; "Alice" and "alice" are two values.
+    Case("facet:to-one-null-and-case", "facet=owner__name&facet_limit=4", total=31, endpoint="facets", needs=REL,
+         facets=(("owner__name", ((None, 5), ("Alice", 4), ("Bob", 4), ("Zoë", 4)), 9),)),
+    # Each thing once per distinct tag; things without a tag (thing 3's only link names no tag) under None.
+    Case("facet:to-many", "facet=tags__name&company__name=Acme", total=14, endpoint="facets", needs=MANY,
+         facets=(("tags__name", ((None, 6), ("red", 5), ("blue", 4), ("50%_off", 2), ("Green", 1), ("RED", 1)), 6),)),
+    Case("facet:date-part", "facet=release_date__year", total=31, endpoint="facets", needs=frozenset({"part:year"}),
+         facets=(("release_date__year", ((2024, 22), (None, 5), (2023, 3), (2025, 1)), 4),)),
+    Case("facet:json-key", "facet=attributes__color&facet_limit=2", total=31, endpoint="facets", needs=JSON,
+         facets=(("attributes__color", ((None, 25), ("red", 2)), 6),)),
+    Case("facet:json-list", "facet=attributes__tags&facet_limit=3", total=31, endpoint="facets", needs=JSON,
+         facets=(("attributes__tags", ((None, 26), ("new", 3), ("sale", 2)), 5),)),
+    # Disjunctive: each facet leaves out its own filters (status, company__name), never the other's.
+    Case("facet:disjunctive", "facet=status&facet=company__name&status=active&company__name=Acme", total=8,
+         endpoint="facets", needs=REL,
+         facets=(("status", (("active", 8), ("archived", 3), ("draft", 2), (None, 1)), 4),
+                 ("company__name", (("Acme", 8), ("Globex", 6), ("Initech", 1)), 3))),
+    Case("facet:conjunctive", "facet=status,company__name&status=active&company__name=Acme&facet_mode=conjunctive",
+         total=8, endpoint="facets", needs=REL,
+         facets=(("status", (("active", 8),), 1), ("company__name", (("Acme", 8),), 1))),
+    # Every operator on the facet's path is its own filter.
+    Case("facet:own-operators", "facet=status&status__in=active,draft&company_id=1", total=10, endpoint="facets",
+         facets=(("status", (("active", 8), ("archived", 3), ("draft", 2), (None, 1)), 4),)),
+    Case("facet:part-filtered", "facet=status&release_date__year=2024", total=22, endpoint="facets",
+         facets=(("status", (("active", 12), ("draft", 7), ("archived", 3)), 3),)),
+    Case("facet:part-own-filter", "facet=release_date__year&release_date__year=2024&facet_mode=conjunctive",
+         total=22, endpoint="facets", facets=(("release_date__year", ((2024, 22),), 1),)),
+    Case("facet:search", "facet=status&search=widget", total=3, endpoint="facets", needs=MANY,
+         facets=(("status", (("active", 1), ("archived", 1), ("draft", 1)), 3),)),
+    Case("facet:search-relation", "facet=company__name&search=alice", total=7, endpoint="facets", needs=MANY,
+         facets=(("company__name", (("Acme", 4), ("Globex", 2), ("Initech", 1)), 3),)),
+    # The list's page, count and order change nothing.
+    Case("facet:list-parameters", "facet=status&page=3&count=2&order_by=-id&search=widget", total=3,
+         endpoint="facets", needs=MANY, facets=(("status", (("active", 1), ("archived", 1), ("draft", 1)), 3),)),
+    # Filters combined with OR: leaving one out would narrow the rows, so every filter applies.
+    Case("facet:or-resource", "facet=status&status=active&company_id=3", total=20, endpoint="facets",
+         resource="things_or", facets=(("status", (("active", 15), ("draft", 4), ("archived", 1)), 3),)),
+    Case("facet:soft-deleted", "facet=status", total=28, endpoint="facets", resource="things_live",
+         facets=(("status", (("active", 14), ("draft", 8), ("archived", 4), (None, 2)), 4),)),
+    Case("facet:forced", "facet=status&company_id=2", total=14, endpoint="facets", forced=(("company_id", 1),),
+         facets=(("status", (("active", 8), ("archived", 3), ("draft", 2), (None, 1)), 4),)),
+    # Row policies: the listed model's narrows every count; a related model's hides its rows, which count
+    # under None as missing ones do.
+    Case("facet:policy-listed", "facet=status", total=14, endpoint="facets",
+         policies=(("Thing", (("company_id", 1),)),), needs=POLICY,
+         facets=(("status", (("active", 8), ("archived", 3), ("draft", 2), (None, 1)), 4),)),
+    Case("facet:policy-to-one", "facet=owner__name&facet_limit=3", total=31, endpoint="facets",
+         policies=(("User", (("company_id", 1),)),), needs=POLICY_REL,
+         facets=(("owner__name", ((None, 17), ("Alice", 4), ("Bob", 4)), 5),)),
+    Case("facet:policy-to-many", "facet=tags__name&company__name=Acme", total=14, endpoint="facets",
+         policies=(("Tag", (("id", (2, 4, 6)),)),), needs=POLICY_MANY,
+         facets=(("tags__name", ((None, 8), ("blue", 4), ("50%_off", 2), ("RED", 1)), 4),)),
+    Case("facet:policy-anonymous", "facet=status&facet=tags__name", total=0, endpoint="facets",
+         policies=(("Thing", None),), needs=POLICY_MANY, facets=(("status", (), 0), ("tags__name", (), 0))),
+    Case("facet:policy-search", "facet=tags__name&search=blue", total=0, endpoint="facets",
+         policies=(("Tag", (("id", (1,)),)),), needs=POLICY_MANY, facets=(("tags__name", (), 0),)),
+    # ---------------------------------------------------------------- facets: 400
+    Case("error:facet-missing", "status=active", errors=("facet",), endpoint="facets"),
+    Case("error:facet-unknown", "facet=nope", errors=("facet",), endpoint="facets"),
+    Case("error:facet-not-declared", "facet=note", errors=("facet",), endpoint="facets"),
+    Case("error:facet-twice", "facet=status,status", errors=("facet",), endpoint="facets"),
+    Case("error:facet-too-many", "facet=" + ",".join(["status"] * 9), errors=("facet",), endpoint="facets"),
+    Case("error:facet-limit", "facet=status&facet_limit=0", errors=("facet_limit",), endpoint="facets"),
+    Case("error:facet-limit-over", "facet=status&facet_limit=101", errors=("facet_limit",), endpoint="facets"),
+    Case("error:facet-mode", "facet=status&facet_mode=both", errors=("facet_mode",), endpoint="facets"),
+    Case("error:facet-and-filter", "facet=status&quantity=x", errors=("quantity",), endpoint="facets"),
 )
 # fmt: on
 
-_RESERVED = frozenset({"page", "count", "search", "order_by"})
+_RESERVED = frozenset({"page", "count", "search", "order_by", "facet", "facet_limit", "facet_mode"})
 _OPERATORS = frozenset(OPERATORS)
 _REPEATED_AS = {"eq": "in", "ne": "nin"}
 _PARTS = frozenset({"date", "year", "quarter", "month", "day", "week_day", "hour"})
@@ -1969,6 +2052,8 @@ def _with_operator_needs(case: Case) -> Case:
         relational = relational or group[1] != "eq" or key != group[0] or not _own(group[0])
         groups[group] = groups.get(group, 0) + 1
     syntax = {"syntax:relational"} if relational and "syntax:document" not in case.needs else set()
+    if case.endpoint == "facets":
+        syntax.add("facets")
     if case.errors:
         return replace(case, needs=case.needs | syntax)
     used: set[str] = set()

@@ -168,6 +168,25 @@ THING_JSON_KEYS: Mapping[str, Mapping[str, Any]] = {
 ``Capabilities.json_keys``."""
 
 
+def thing_facets(capabilities: Capabilities, keys: Mapping[str, Any]) -> tuple[str, ...]:
+    """The facetable paths of the case table's resources: none where the backend counts no facets.
+
+    Relation paths, the year of ``release_date`` and the JSON keys where the backend offers them.
+    """
+    if not capabilities.facets:
+        return ()
+    facets = ["status", "active"]
+    if capabilities.relation_paths:
+        facets += ["company__name", "owner__name"]
+    if capabilities.to_many_paths:
+        facets.append("tags__name")
+    if "year" in capabilities.parts:
+        facets.append("release_date__year")
+    if keys:
+        facets += ["attributes__color", "attributes__tags"]
+    return tuple(facets)
+
+
 def things_resources(make: Any, shared: Mapping[str, Any] = THINGS_OPTIONS) -> dict[str, Resource]:
     """The case table's resources over ``make(name)``'s backends; ``things_json`` where JSON keys are offered.
 
@@ -181,7 +200,7 @@ def things_resources(make: Any, shared: Mapping[str, Any] = THINGS_OPTIONS) -> d
     for name, combine in RESOURCES.items():
         backend = make(name)
         keys = THING_JSON_KEYS if backend.capabilities.json_keys else {}
-        options = {**shared, "json_keys": keys}
+        options = {**shared, "json_keys": keys, "facet_fields": thing_facets(backend.capabilities, keys)}
         resources[name] = Resource(name, backend, combine=combine, max_cost=CEILINGS.get(name), **options)
         if name == "things" and keys:
             searched = (*shared["search_fields"], "attributes__color", "attributes__tags")

@@ -117,7 +117,11 @@ def test_each_ingredient_raises_the_cost(ingredient: str, before: str, after: st
     assert price(after).total > price(before).total, ingredient
 
 
-@pytest.mark.parametrize("weight", [field.name for field in dataclasses.fields(CostModel)])
+LIST_WEIGHTS = [field.name for field in dataclasses.fields(CostModel) if field.name != "facet"]
+"""The weights a list's ingredients use; ``facet`` prices facet requests only."""
+
+
+@pytest.mark.parametrize("weight", LIST_WEIGHTS)
 def test_each_weight_scales_only_its_own_ingredient(weight: str) -> None:
     # Every ingredient at once; doubling one weight adds exactly what that ingredient cost.
     query = "name=x&id=3&owner__boss__name=y&tags__name=z&search=a&order_by=owner__name,score&page=3&count=20"
@@ -129,6 +133,49 @@ def test_each_weight_scales_only_its_own_ingredient(weight: str) -> None:
     zero = price(query, _resource(cost=dataclasses.replace(CostModel(), **{weight: 0.0})))
     assert zero.total < base.total
     assert heavier.total - base.total == pytest.approx(base.total - zero.total)
+
+
+FACETED = _resource(facet_fields=("name", "owner__name", "tags__name", "at__month"))
+
+
+def facet_price(query: str, resource: Resource = FACETED) -> Cost:
+    return prepare(resource).parse_facets_priced(parse_qsl(query, keep_blank_values=True))[1]
+
+
+@pytest.mark.parametrize(
+    ("query", "parts"),
+    [
+        # Each facet 8 (every matching row grouped); no order, no page, however the list's are sent.
+        ("facet=name", {RESOURCE: 1.0, "facet": 8.0}),
+        ("facet=name&order_by=name&page=1000&count=100", {RESOURCE: 1.0, "facet": 8.0}),
+        ("facet=at__month", {RESOURCE: 1.0, "facet": 8.0}),
+        # A to-one path's join once, with the filter through it; a to-many one's semi-join.
+        ("facet=owner__name", {RESOURCE: 1.0, "facet": 11.0}),
+        ("facet=owner__name&owner__name=x", {RESOURCE: 1.0, "owner__name": 4.0, "facet": 8.0}),
+        ("facet=tags__name", {RESOURCE: 1.0, "facet": 14.0}),
+        ("facet=name,owner__name,tags__name", {RESOURCE: 1.0, "facet": 33.0}),
+        # The list's filters and search as a list prices them.
+        ("facet=name&name=x&search=a", {RESOURCE: 1.0, "name": 1.0, "search": 18.0, "facet": 8.0}),
+    ],
+)
+def test_hand_priced_facet_requests(query: str, parts: dict[str, float]) -> None:
+    cost = facet_price(query)
+    assert dict(cost.parts) == pytest.approx(parts)
+    assert cost.total == pytest.approx(sum(parts.values()))
+
+
+def test_the_facet_weight_scales_the_facets_alone() -> None:
+    query = "facet=name,tags__name&name=x"
+    heavier = _resource(facet_fields=FACETED.facet_fields, cost=CostModel(facet=16.0))
+    assert facet_price(query, heavier).total - facet_price(query).total == pytest.approx(16.0)
+
+
+def test_a_facet_request_over_the_ceiling_names_the_facets() -> None:
+    capped = _resource(facet_fields=FACETED.facet_fields, max_cost=19.0)
+    assert facet_price("facet=name", capped).total == pytest.approx(9.0)
+    with pytest.raises(InvalidQueryError) as raised:
+        facet_price("facet=name,owner__name", capped)  # 1 + 8 + 11 = 20
+    assert [error.key for error in raised.value.errors] == ["facet"]
 
 
 def test_the_costliest_parameters_come_first_without_the_resource_own_part() -> None:

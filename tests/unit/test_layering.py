@@ -72,7 +72,7 @@ PLUGIN_LAYERS = (
     {"resource", "scoping", "policies", "route_options"},
     {"prepared", "reach", "enrichment", "openapi", "indexes"},
     {"binding"},
-    {"action"},
+    {"action", "facets"},
     {"routes", "handlers", "plugin"},
 )
 """The plugin's layers, as docs/design.md lists them (docs: design, "The plugin's layers")."""

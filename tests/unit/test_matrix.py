@@ -39,6 +39,7 @@ CHANGED: dict[str, Any] = {
     "parts": frozenset({"year"}),
     "json_keys": False,
     "count_in_page": True,
+    "facets": True,
 }
 
 
