@@ -24,6 +24,7 @@ if typing.TYPE_CHECKING:
         UnavailableError,
         UnsupportedQueryError,
     )
+    from litestar_listing.core.facets import FacetMode, FacetPage, FacetQuery
     from litestar_listing.core.operators import OPERATORS, Operator
     from litestar_listing.core.parsing import Limits, QueryParser
     from litestar_listing.core.parts import PARTS, Part
@@ -43,6 +44,7 @@ if typing.TYPE_CHECKING:
     from litestar_listing.plugin import (
         CostBudget,
         EnrichContext,
+        FacetResult,
         ListingPlugin,
         ListResult,
         Pagination,
@@ -53,6 +55,7 @@ if typing.TYPE_CHECKING:
         UserSource,
         bearer_challenge,
         client_of,
+        count_facets,
         list_resource,
         listing_operation,
         listing_route,
@@ -76,6 +79,10 @@ __all__ = (
     "CostBudget",
     "CostModel",
     "EnrichContext",
+    "FacetMode",
+    "FacetPage",
+    "FacetQuery",
+    "FacetResult",
     "FieldMap",
     "FieldPath",
     "Filter",
@@ -112,6 +119,7 @@ __all__ = (
     "Window",
     "bearer_challenge",
     "client_of",
+    "count_facets",
     "list_resource",
     "listing_operation",
     "listing_route",

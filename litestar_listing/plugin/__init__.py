@@ -4,6 +4,7 @@ from litestar_listing.plugin.action import list_resource, parse_query
 from litestar_listing.plugin.budget import CostBudget, client_of
 from litestar_listing.plugin.enrichment import request_policies
 from litestar_listing.plugin.envelope import ListResult, Pagination
+from litestar_listing.plugin.facets import FacetResult, count_facets
 from litestar_listing.plugin.plugin import ListingPlugin
 from litestar_listing.plugin.policies import RowPolicy
 from litestar_listing.plugin.resource import EnrichContext, Resource
@@ -21,6 +22,7 @@ from litestar_listing.plugin.scoping import ScopeRule, UserSource, bearer_challe
 __all__ = (
     "CostBudget",
     "EnrichContext",
+    "FacetResult",
     "ListResult",
     "ListingPlugin",
     "ListingProvide",
@@ -33,6 +35,7 @@ __all__ = (
     "UserSource",
     "bearer_challenge",
     "client_of",
+    "count_facets",
     "list_resource",
     "listing_operation",
     "listing_route",

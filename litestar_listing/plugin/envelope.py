@@ -123,7 +123,7 @@ def facets_envelope_type(name: str, facets: tuple[str, ...]) -> type[msgspec.Str
     """
     entry = msgspec.defstruct(
         f"{name}Entry",
-        [("facet", Literal[facets]), ("values", list[FacetValue]), ("distinct", int)],  # type: ignore[valid-type]
+        [("facet", Literal[facets]), ("values", list[FacetValue]), ("distinct", int)],
         kw_only=True,
     )
     return msgspec.defstruct(

@@ -91,6 +91,8 @@ class Tally:
     """Queries, or answers, refused with a 400 (as the reference refused them)."""
     rows_seen: int = 0
     """Rows in the answers compared."""
+    facet_requests: int = 0
+    """Facet requests compared (docs: facets)."""
 
     def summary(self, target: Target, *, queries: str = "", answers: str = "") -> str:
         """The line shown by ``pytest -rP`` or ``-s``, printed and returned for the assertions' messages.
@@ -103,6 +105,7 @@ class Tally:
         line = (
             f"{target.id} ({profile_name()} profile): {self.queries} queries{queries}, "
             f"{self.answers} answers compared{answers}, {self.rows_seen} rows checked"
+            + (f", {self.facet_requests} facet requests" if self.facet_requests else "")
         )
         print(line)  # noqa: T201 - the tally, shown by ``pytest -rP`` or ``-s``
         return line

@@ -41,7 +41,7 @@ import sqlite3
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any, cast
-from urllib.parse import parse_qsl
+from urllib.parse import parse_qsl, urlencode
 
 import asyncpg
 import httpx
@@ -94,6 +94,7 @@ from tests.conformance.targets import (
     reads_candidates,
     server_target_url,
     sqlalchemy_backend,
+    thing_facets,
     write_piccolo_rows,
     write_sqlalchemy_rows,
 )
@@ -187,6 +188,8 @@ def listed(backend: ListingBackend, *, document: bool, **options: Any) -> Resour
     }
     if document:
         settings.update(filter_fields=("*",), ignore_unknown_filters=False)
+    # Facet counts are read like the page (docs: facets, "Security"), where the backend counts them.
+    settings["facet_fields"] = thing_facets(backend.capabilities, {})
     return Resource("things", backend, **{**settings, **options})
 
 
@@ -376,7 +379,7 @@ class Scene:
             headed = await client.head(url, headers={"x-user": user})
             answers.append((got.status_code, _headers(got), got.content))
             answers.append((headed.status_code, _headers(headed), headed.content))
-            if got.status_code == 200:
+            if got.status_code == 200 and "/facets/" not in url:
                 self.tally.rows_seen += len(got.json()["data"])
             link = got.headers.get("link")
             if link is None:
@@ -385,8 +388,16 @@ class Scene:
         return answers
 
     async def check(self, query: str) -> None:
+        """``query`` as a list and, where the backend counts facets, as a facet request of every facet."""
         self.tally.queries += 1
         await self.compare(f"/api/v1/things/?{query}")
+        facets = self.things.facet_fields
+        if facets:
+            # The list's own parameters, every facet, few values (so that distinct counts what is cut), both modes.
+            mode = "conjunctive" if len(query) % 2 else "disjunctive"
+            asked = urlencode({"facet": ",".join(facets), "facet_limit": 3, "facet_mode": mode})
+            await self.compare(f"/api/v1/things/facets/?{query}&{asked}")
+            self.tally.facet_requests += 1
 
     async def compare(self, url: str) -> None:
         """``url`` for every viewer, policed on the full data and unpoliced on its twin: the same answers."""
@@ -517,6 +528,9 @@ def test_every_readable_part_of_an_answer_ignores_invisible_rows(
     summary = tally.summary(target, answers=" (GET and HEAD, up to three pages each)")
     assert tally.queries >= profile().max_examples, summary
     assert tally.rows_seen > tally.queries, summary
+    # Every request was compared as a facet request too where the backend counts facets.
+    counts_facets = target.resources["things"].backend.capabilities.facets
+    assert tally.facet_requests == (tally.queries if counts_facets else 0), summary
     # The searches read from their candidates were compared too, on the database that reads them.
     assert (SearchForm.CANDIDATES in every_path_indexed) is reads_candidates(target), every_path_indexed
 
