@@ -41,7 +41,16 @@ from tests.conformance.targets import (
 )
 from tests.conftest import async_url, mariadb_database_url, postgres_database_url
 
-__all__ = ("DATASETS", "FLIGHTS_OPTIONS", "FLIGHT_DAYS", "Loaded", "Place", "flight_rows", "open_dataset")
+__all__ = (
+    "DATASETS",
+    "FLIGHTS_OPTIONS",
+    "FLIGHT_DAYS",
+    "FLIGHT_FACETS",
+    "Loaded",
+    "Place",
+    "flight_rows",
+    "open_dataset",
+)
 
 FLIGHT_DAYS = ((2013, 1, 1), (2013, 2, 9), (2013, 12, 31))
 """2,302 flights. Every day has destinations without an airport row (SJU, BQN, STT, PSE), tail
@@ -58,7 +67,26 @@ FLIGHTS_OPTIONS: Mapping[str, Any] = {
     "default_order": ("-time_hour",),
 }
 
+FLIGHT_FACETS = (
+    "carrier",
+    "origin",
+    "dest",
+    "airline__name",
+    "dest_airport__tzone",
+    "time_hour__month",
+    "time_hour__hour",
+    "plane__manufacturer",
+)
+"""The flights' facetable paths where the backend counts facets (docs: facets): own fields, to-one paths (a
+destination without an airport row, a tail number without a plane: null), parts of a datetime."""
+
 DATASETS = ("fixture", "flights")
+
+
+def _flights(backend: Any) -> Resource:
+    """The slice's ``flights`` resource over ``backend``, with its facets where the backend counts them."""
+    facets = FLIGHT_FACETS if backend.capabilities.facets else ()
+    return Resource("flights", backend, **FLIGHTS_OPTIONS, facet_fields=facets)
 
 
 @dataclass(frozen=True)
@@ -189,7 +217,7 @@ def flight_rows() -> list[dict[str, Any]]:
 
 
 @asynccontextmanager
-async def _flights(place: Place) -> AsyncIterator[Loaded]:
+async def _flights_loaded(place: Place) -> AsyncIterator[Loaded]:
     data = _flights_slice()
     engine = create_async_engine(place.sqlalchemy_url("flights"))
     prepare_engine(engine)
@@ -203,7 +231,7 @@ async def _flights(place: Place) -> AsyncIterator[Loaded]:
             await connection.execute(insert(models.Flight), data.flights)
         rows = flight_rows()
         memory, sqlalchemy = (
-            Resource("flights", backend, **FLIGHTS_OPTIONS)
+            _flights(backend)
             for backend in (MemoryBackend(model_graph(models.Flight), rows), SQLAlchemyBackend(models.Flight))
         )
         targets = [
@@ -212,7 +240,7 @@ async def _flights(place: Place) -> AsyncIterator[Loaded]:
         ]
         piccolo = place.piccolo_engine("flights") if place.piccolo else None
         if piccolo is not None:
-            listed = Resource("flights", PiccoloBackend(piccolo_tables.Flight, engine=piccolo), **FLIGHTS_OPTIONS)
+            listed = _flights(PiccoloBackend(piccolo_tables.Flight, engine=piccolo))
             targets.append(Target(f"piccolo:{place.database}", {"flights": listed}, engine=piccolo))
         async with _piccolo_pool(piccolo):
             yield Loaded(tuple(targets), {"flights": rows})
@@ -222,4 +250,4 @@ async def _flights(place: Place) -> AsyncIterator[Loaded]:
 
 def open_dataset(dataset: str, place: Place) -> AbstractAsyncContextManager[Loaded]:
     """``async with open_dataset(dataset, place) as loaded``: the data set loaded, its backends ready."""
-    return _fixture(place) if dataset == "fixture" else _flights(place)
+    return _fixture(place) if dataset == "fixture" else _flights_loaded(place)

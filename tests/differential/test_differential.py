@@ -23,7 +23,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from litestar_listing.backends.base import IndexedSearch
+from litestar_listing.backends.base import FacetBackend, IndexedSearch
 from litestar_listing.backends.relational.compiler import SearchForm
 from litestar_listing.backends.relational.databases import DATABASES
 from litestar_listing.core.cost import counts_with_page
@@ -37,6 +37,8 @@ from tests.matrix import TARGETS, Store, databases_of, selected
 
 MIN_COMPARED = 2_000
 """Valid queries compared on the backends, per data set per database (the issue's floor)."""
+FACETS_EVERY = 4
+"""One query in this many (by a hash of its text) is compared as a facet request too."""
 REPORT_EVERY = 5.0
 """Seconds between two progress lines while the queries run (``progress`` fixture)."""
 
@@ -77,10 +79,12 @@ class Tally:
     compared: int = 0
     rejected: int = 0
     nonempty: int = 0
+    facets: int = 0
+    """Queries compared as facet requests too (between the oracle and a backend that counts facets)."""
     reported: float = field(default_factory=time.monotonic)
 
     def __str__(self) -> str:
-        compared = f"{self.compared} distinct queries compared ({self.nonempty} with rows)"
+        compared = f"{self.compared} distinct queries compared ({self.nonempty} with rows, {self.facets} as facets)"
         return f"{compared}, {self.rejected} rejected by every backend"
 
 
@@ -106,6 +110,33 @@ async def ask(target: Target, resource: str, query: str, pk: str) -> Answer:
         message = f"{target.id} failed on {resource}?{query}: {type(error).__name__}: {error}"
         raise AssertionError(message) from error
     return Answer(tuple(item[pk] for item in page.items), page.total)
+
+
+async def ask_facets(target: Target, resource: str, query: str) -> Answer:
+    """``query`` as a facet request of every facet of ``target``'s resource (docs: facets): its total and counts.
+
+    ``ids`` holds each facet's name, ``(value, count)`` pairs and number of distinct values.
+    """
+    listed = target.resources[resource]
+    facets = ",".join(listed.facet_fields)
+    mode = "conjunctive" if zlib.crc32(query.encode()) % 2 else "disjunctive"
+    asked = [*parse_qsl(query, keep_blank_values=True), ("facet", facets), ("facet_limit", "5"), ("facet_mode", mode)]
+    try:
+        parsed, _ = prepare(listed).parse_facets_priced(asked)
+    except InvalidQueryError as error:
+        return Answer(rejected=frozenset(item.key for item in error.errors))
+    assert isinstance(listed.backend, FacetBackend)
+    try:
+        async with target.context() as context:
+            page = await listed.backend.facet_counts(parsed, context)
+    except Exception as error:
+        message = f"{target.id} failed on {resource}/facets?{query}: {type(error).__name__}: {error}"
+        raise AssertionError(message) from error
+    counted = tuple(
+        (counts.facet.name, tuple((one.value, one.count) for one in counts.values), counts.distinct)
+        for counts in page.facets
+    )
+    return Answer(counted, page.total)
 
 
 def disagreement(resource: str, query: str, targets: Sequence[Target], answers: Sequence[Answer]) -> str:
@@ -152,6 +183,12 @@ def test_backends_agree(
                 seen.add(case)
                 tally.rejected += 1
                 assume(False)  # a rejected query does not count towards max_examples
+            if zlib.crc32(query.encode()) % FACETS_EVERY == 0:
+                # The query as a facet request too, on the backends that count facets, against the oracle's.
+                counting = [target for target in loaded.targets if target.resources[resource].facet_fields]
+                counted = [loop.run_until_complete(ask_facets(target, resource, query)) for target in counting]
+                assert len(set(counted)) <= 1, disagreement(f"{resource}/facets", query, counting, counted)
+                tally.facets += len(counting) > 1
             seen.add(case)  # only once it passed: hypothesis replays a failing case while shrinking
             tally.compared += 1
             tally.nonempty += answers[0].total > 0
@@ -165,6 +202,9 @@ def test_backends_agree(
     assert tally.compared >= MIN_COMPARED, summary
     # The generator must mostly find rows; otherwise agreement would say little.
     assert tally.nonempty >= tally.compared // 2, summary
+    # About one in FACETS_EVERY was compared as a facet request, where a backend besides the oracle counts facets.
+    if any(target.resources[name].facet_fields for target in loaded.targets[1:] for name in target.resources):
+        assert tally.facets >= tally.compared // (2 * FACETS_EVERY), summary
     # Searches read from their candidates were among them, where the database reads them.
     reads = DATABASES[database].search_candidates is not None
     assert (SearchForm.CANDIDATES in chosen) is reads, summary
