@@ -58,11 +58,12 @@ import bench_apps as apps
 import bench_data as data
 import bench_parse
 import httpx
+import msgspec
 from litestar import Litestar
 from report import database_server, git_state, mariadb_server, package_version, write_markdown
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, create_async_engine
 
-from litestar_listing import ListingPlugin, Resource, list_resource
+from litestar_listing import ListingPlugin, Resource, count_facets, list_resource
 from litestar_listing.backends.sqlalchemy import SQLAlchemyBackend, prepare_engine
 from litestar_listing.demo.app import piccolo_backends, sqlalchemy_backends
 
@@ -143,6 +144,7 @@ class Settings:
     depths: tuple[float, ...]
     feature_size: str
     feature_repeats: int
+    facet_sizes: tuple[str, ...]  # where the facet requests are measured (docs: facets)
     results: pathlib.Path
     markdown: pathlib.Path | None
 
@@ -199,6 +201,8 @@ class Place:
     cursor: dict[str, Callable[[apps.Ask], Awaitable[str | None]]] = field(default_factory=dict)
     unavailable: dict[str, str] = field(default_factory=dict)
     closers: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
+    facets: dict[str, Callable[[apps.FacetAsk], Awaitable[Any]]] = field(default_factory=dict)
+    """Each variant's facet request (docs: facets): the floor's and ours."""
 
     async def close(self) -> None:
         """Close pools, engines and connections."""
@@ -207,12 +211,27 @@ class Place:
                 await closer()
 
 
-async def _ours(resource: Any, engine: AsyncEngine | None) -> tuple[Call, Callable[[apps.Ask], Awaitable[str | None]]]:
+@dataclass(frozen=True)
+class Ours:
+    """What one variant of ours answers: a list, the next page's cursor of a list, a facet request."""
+
+    call: Call
+    next_cursor: Callable[[apps.Ask], Awaitable[str | None]]
+    facets: Callable[[apps.FacetAsk], Awaitable[Any]]
+
+
+async def _ours(resource: Any, engine: AsyncEngine | None) -> Ours:
     # The application whose plugin binds the resource (its row policies, admission), as a served list
     # has, and the indexes its start-up reads (the SQLite trigram tables, the indexed searched paths).
     plugin = ListingPlugin([], unmounted=[resource])
     app = Litestar(plugins=[plugin])
     await plugin.read_indexes(app)
+
+    async def facets(ask: apps.FacetAsk) -> Any:
+        if engine is None:
+            return (await count_facets(resource, None, ask.params(), app=app)).envelope
+        async with AsyncSession(engine) as session:
+            return (await count_facets(resource, None, ask.params(), app=app, session=session)).envelope
 
     async def call(ask: apps.Ask) -> Any:
         if engine is None:
@@ -229,7 +248,7 @@ async def _ours(resource: Any, engine: AsyncEngine | None) -> tuple[Call, Callab
                 result = await list_resource(resource, None, ask.params(), app=app, session=session)
         return result.headers.get("X-Next-Cursor")
 
-    return call, next_cursor
+    return Ours(call, next_cursor, facets)
 
 
 async def _add_ours(place: Place, name: str, backends: Any, engine: AsyncEngine | None, extra: dict[str, Any]) -> None:
@@ -243,10 +262,12 @@ async def _add_ours(place: Place, name: str, backends: Any, engine: AsyncEngine 
     except Exception as error:  # noqa: BLE001 - recorded as the reason the variant is unavailable
         place.unavailable[name] = f"{type(error).__name__}: {error}"
         return
-    call, next_cursor = await _ours(resource, engine)
+    ours = await _ours(resource, engine)
     if extra.get("keyset"):
-        place.cursor[name] = next_cursor
-    place.calls[name] = call
+        place.cursor[name] = ours.next_cursor
+    place.calls[name] = ours.call
+    if not extra:
+        place.facets[name] = ours.facets
 
 
 async def open_place(database: str, size: str) -> Place:
@@ -261,6 +282,9 @@ async def open_place(database: str, size: str) -> Place:
         async def floor(ask: apps.Ask) -> Any:
             return await apps.floor_postgresql(pool, ask)
 
+        async def floor_facets(ask: apps.FacetAsk) -> Any:
+            return await apps.floor_facets_postgresql(pool, ask)
+
     elif database == "mariadb":
         my_pool = await apps.mariadb_pool(place_target.mariadb, minsize=2, maxsize=4)
 
@@ -273,6 +297,9 @@ async def open_place(database: str, size: str) -> Place:
         async def floor(ask: apps.Ask) -> Any:
             return await apps.floor_mariadb(my_pool, ask)
 
+        async def floor_facets(ask: apps.FacetAsk) -> Any:
+            return await apps.floor_facets_mariadb(my_pool, ask)
+
     else:
         connection = sqlite3.connect(place_target.sqlite)
 
@@ -284,7 +311,11 @@ async def open_place(database: str, size: str) -> Place:
         async def floor(ask: apps.Ask) -> Any:
             return apps.floor_sqlite(connection, ask)
 
+        async def floor_facets(ask: apps.FacetAsk) -> Any:
+            return apps.floor_facets_sqlite(connection, ask)
+
     place.calls["floor"] = floor
+    place.facets["floor"] = floor_facets
     options: dict[str, dict[str, Any]] = {
         "": {},
         "+estimated": {"total_mode": "estimated", "exact_total_below": ESTIMATE_THRESHOLD},
@@ -335,7 +366,14 @@ async def timed(call: Call, ask: apps.Ask) -> tuple[float, Any]:
 
 
 async def measure_set(
-    place: Place, variants: Sequence[str], asks: dict[str, apps.Ask], repeats: int, warmup: int = 1
+    place: Place,
+    variants: Sequence[str],
+    asks: dict[str, Any],
+    repeats: int,
+    warmup: int = 1,
+    *,
+    calls: dict[str, Callable[[Any], Awaitable[Any]]] | None = None,
+    shaped: Callable[[Any], tuple[Any, int]] = shape,
 ) -> dict[str, dict[str, Any]]:
     """Time each variant on its ask, repeats interleaved (variant order rotating per round).
 
@@ -347,8 +385,11 @@ async def measure_set(
     ``MEASURED_SECONDS``, up to ``MEASURED_ROUNDS``: a request of a few milliseconds gets a median
     of many samples, on a machine whose single samples vary by tens of percent.
     ``asks`` maps a variant to its request (they may differ: a keyset variant takes a cursor).
-    Returns per variant its stats, its result's (ids, total) and any error.
+    ``calls`` are the variants' calls (default ``place.calls``, the lists; ``place.facets``), and
+    ``shaped`` what of a result two variants must agree on (default ``shape``: a page's ids and total).
+    Returns per variant its stats, its result's shape (``ids``, ``total``) and any error.
     """
+    called = place.calls if calls is None else calls
     samples: dict[str, list[float]] = {name: [] for name in variants}
     results: dict[str, Any] = {}
     errors: dict[str, str] = {}
@@ -359,14 +400,14 @@ async def measure_set(
             if name in errors:
                 continue
             try:
-                seconds, result = await timed(place.calls[name], asks[name])
+                seconds, result = await timed(called[name], asks[name])
             except Exception as error:  # noqa: BLE001 - a failing variant is reported, the run goes on
                 errors[name] = f"{type(error).__name__}: {error}"[:300]
                 say(f"  {name} failed: {errors[name]}")
                 continue
             if measured:
                 samples[name].append(seconds)
-            results.setdefault(name, shape(result))
+            results.setdefault(name, shaped(result))
 
     async def rounds(first: int, least: int, most: int, seconds: float, *, measured: bool) -> int:
         """``least`` rounds, then more while they have taken under ``seconds``, up to ``most``; how many ran."""
@@ -436,6 +477,59 @@ async def in_process(settings: Settings, place: Place, report: dict[str, Any]) -
                     "unavailable": "measured over HTTP only (an ASGI app, no list function to call)",
                 }
             )
+
+
+FACET_ASKS = {"facets": apps.FacetAsk(), "facets_filtered": apps.FacetAsk(origin="JFK", dep_delay_gte=30)}
+"""The facet requests (docs: facets): three facets of every flight, and of JFK's delayed ones (disjunctive)."""
+
+
+def facet_shape(result: Any) -> tuple[Any, int]:
+    """(each facet's name, values and distinct count; the total) of a facet envelope, dict or struct."""
+    body = result if isinstance(result, dict) else msgspec.to_builtins(result)
+    counted = tuple(
+        (entry["facet"], tuple((one["value"], one["count"]) for one in entry["values"]), entry["distinct"])
+        for entry in body["data"]
+    )
+    return counted, int(body["total"])
+
+
+async def facet_cells(settings: Settings, place: Place, report: dict[str, Any]) -> None:
+    """The facet requests against the floor's hand-written ``GROUP BY``s (docs: facets), per backend."""
+    variants = [name for name in ("floor", "ours-sqlalchemy", "ours-piccolo") if name in place.facets]
+    repeats = settings.repeats[place.size]
+    for request, ask in FACET_ASKS.items():
+        say(f"facets {place.database} {place.size} {request} x{repeats}")
+        asks = dict.fromkeys(variants, ask)
+        measured = await measure_set(place, variants, asks, repeats, calls=place.facets, shaped=facet_shape)
+        floor = measured.get("floor", {})
+        for name, figures in measured.items():
+            entry: dict[str, Any] = {
+                "database": place.database,
+                "size": place.size,
+                "request": request,
+                "variant": name,
+                "query": urlencode(ask.params()),
+                **{key: value for key, value in figures.items() if key != "ids"},
+            }
+            if "median_ms" in figures and "median_ms" in floor:
+                entry["ratio_to_floor"] = round(figures["median_ms"] / floor["median_ms"], 3)
+                entry["agrees_with_floor"] = (figures["ids"], figures["total"]) == (floor["ids"], floor["total"])
+            report["facets"].append(entry)
+
+
+def facet_targets(report: dict[str, Any]) -> list[str]:
+    """The facet cells' target: at most 1.3x the floor's hand-written ``GROUP BY``s, with its answer."""
+    lines = []
+    for entry in report.get("facets", []):
+        if entry["variant"] == "floor" or "ratio_to_floor" not in entry:
+            continue
+        agrees = "" if entry["agrees_with_floor"] else ", DISAGREES with the floor"
+        verdict = "holds" if entry["ratio_to_floor"] <= 1.3 and entry["agrees_with_floor"] else "missed"
+        lines.append(
+            f"Facets {entry['request']} ({entry['database']}, {entry['size']}, {LABELS[entry['variant']]}): "
+            f"{entry['ratio_to_floor']:.2f}x the floor's GROUP BYs (target 1.3x){agrees} — {verdict}."
+        )
+    return lines
 
 
 async def estimated(settings: Settings, place: Place, report: dict[str, Any]) -> None:
@@ -837,6 +931,33 @@ def cell(entry: dict[str, Any] | None) -> str:
     return "n/a"
 
 
+FACETS_TEXT = (
+    "`carrier`, `origin` and `time_hour__month` of every flight (`facets`), and of JFK's flights delayed 30 "
+    "minutes or more (`facets_filtered`, disjunctive: `origin` counted without its own filter); the floor runs "
+    "one `GROUP BY` per facet and a `COUNT(*)` in turn on one connection."
+)
+
+
+def facet_table(report: dict[str, Any]) -> list[str]:
+    """The facet cells' section of the page: each backend's ratio to the floor (docs: facets); none without them."""
+    if not report.get("facets"):
+        return []
+    by_cell: dict[tuple[str, str, str], dict[str, dict[str, Any]]] = {}
+    for entry in report["facets"]:
+        by_cell.setdefault((entry["database"], entry["size"], entry["request"]), {})[entry["variant"]] = entry
+    rows = []
+    for (database, size, request), entries in by_cell.items():
+        floor = entries.get("floor", {})
+        row = [database, size, request, f"{floor['median_ms']:.2f}" if "median_ms" in floor else "n/a"]
+        for variant in ("ours-sqlalchemy", "ours-piccolo"):
+            entry = entries.get(variant, {})
+            ratio = entry.get("ratio_to_floor")
+            row.append("n/a" if ratio is None else f"{ratio:.2f}x" + ("" if entry["agrees_with_floor"] else " (!)"))
+        rows.append(row)
+    header = ["database", "size", "request", "floor ms", "ours SQLAlchemy", "ours Piccolo"]
+    return ["### Facets: three facets against hand-written GROUP BYs", "", FACETS_TEXT, "", table(header, rows), ""]
+
+
 def markdown(report: dict[str, Any]) -> str:
     """The generated part of docs/benchmarks.md."""
     settings = report["settings"]
@@ -910,6 +1031,7 @@ def markdown(report: dict[str, Any]) -> str:
             )
         http_rows.append(row)
     parts += [table(["database", "request", *(LABELS[v] for v in VARIANTS)], http_rows), ""]
+    parts += facet_table(report)
     parts += ["### Opt-in extensions", "", "Estimated totals (the simple request over the whole table):", ""]
     est_rows = []
     for entry in report["estimated"]:
@@ -1048,6 +1170,7 @@ def targets(report: dict[str, Any]) -> list[str]:
                 f"{speedup:.2f}x faster (target 2x) — {verdict}."
             )
     lines += search_targets(report)
+    lines += facet_targets(report)
     for entry in report["keyset"]:
         for label in ("half", "deep"):
             key = f"{label}_over_first"
@@ -1163,6 +1286,7 @@ def parse(argv: Sequence[str]) -> Settings:
             depths=(0.0, 0.5, 0.9),
             feature_size="flights",
             feature_repeats=3,
+            facet_sizes=("flights",),
             results=arguments.output or folder / "results.json",
             markdown=arguments.markdown or folder / "benchmarks.md",
         )
@@ -1187,6 +1311,8 @@ def parse(argv: Sequence[str]) -> Settings:
         depths=DEPTHS,
         feature_size="10m" if "10m" in sizes else largest,
         feature_repeats=5,
+        # On 1M and 10M rows; without them, on the largest size chosen.
+        facet_sizes=tuple(size for size in ("1m", "10m") if size in sizes) or (largest,),
         results=arguments.output or RESULTS,
         markdown=arguments.markdown or MARKDOWN,
     )
@@ -1220,6 +1346,7 @@ async def run(settings: Settings, argv: Sequence[str]) -> dict[str, Any]:
         "keyset": [],
         "depth": [],
         "memory": [],
+        "facets": [],
     }
     if "postgresql" in settings.databases:
         report["machine"].update(await database_server(data.target("flights").postgresql))
@@ -1234,6 +1361,8 @@ async def run(settings: Settings, argv: Sequence[str]) -> dict[str, Any]:
                 if size in settings.sizes:
                     await in_process(settings, place, report)
                     await memory(place, report)
+                if size in settings.facet_sizes:
+                    await facet_cells(settings, place, report)
                 if size == settings.depth_size:
                     await depth(settings, place, report)
                 if size == settings.feature_size:
@@ -1260,7 +1389,7 @@ def _previous_parse(settings: Settings) -> dict[str, Any] | None:
     return parse_section
 
 
-MEASUREMENTS = ("in_process", "http", "estimated", "keyset", "depth", "memory")
+MEASUREMENTS = ("in_process", "http", "estimated", "keyset", "depth", "memory", "facets")
 
 
 def merge(report: dict[str, Any], previous: dict[str, Any], databases: Sequence[str]) -> None:

@@ -302,6 +302,113 @@ def floor_sqlite(connection: sqlite3.Connection, ask: Ask) -> dict[str, Any]:
     return envelope(_floor_items(rows), ask, total)
 
 
+# ------------------------------------------------------------------------------------------ facets
+
+
+@dataclass(frozen=True)
+class FacetAsk:
+    """One facet request of the demo's flights (docs: facets) in terms the floor and ours translate.
+
+    Three facets, ``carrier``, ``origin`` and the month of ``time_hour``; optionally filtered by origin and
+    a range of departure delays. Disjunctive: the ``origin`` facet leaves out the filter on ``origin``.
+    """
+
+    origin: str | None = None
+    dep_delay_gte: int | None = None
+    limit: int = 10
+
+    FACETS = ("carrier", "origin", "time_hour__month")
+
+    def params(self) -> list[tuple[str, str]]:
+        """The plugin's query parameters."""
+        params = [("facet", ",".join(self.FACETS))]
+        if self.origin is not None:
+            params.append(("origin", self.origin))
+        if self.dep_delay_gte is not None:
+            params.append(("dep_delay__gte", str(self.dep_delay_gte)))
+        if self.limit != 10:
+            params.append(("facet_limit", str(self.limit)))
+        return params
+
+
+_MONTH = {
+    "postgresql": "EXTRACT(MONTH FROM f.time_hour AT TIME ZONE 'UTC')::int",
+    "sqlite": "CAST(strftime('%m', f.time_hour) AS INTEGER)",
+    "mariadb": "MONTH(f.time_hour)",
+}
+"""The month of a flight's departure hour in UTC, written by hand per database."""
+
+
+def floor_facet_sql(ask: FacetAsk, dialect: str) -> tuple[list[tuple[str, str, list[Any]]], str, list[Any]]:
+    """(per facet: its name, its grouped SQL and arguments; the count's SQL and arguments) for ``ask``.
+
+    As one would write it by hand: one ``GROUP BY`` per facet with the number of groups as a window
+    count, ranked by count then value (NULL last), and one ``COUNT(*)``.
+    """
+    mark = "%s" if dialect == "mariadb" else ("$" if dialect == "postgresql" else "?")
+
+    def where(*, origin: bool) -> tuple[str, list[Any]]:
+        conditions: list[str] = []
+        arguments: list[Any] = []
+        for column, value in (("f.origin", ask.origin if origin else None), ("f.dep_delay", ask.dep_delay_gte)):
+            if value is None:
+                continue
+            arguments.append(value)
+            written = f"{mark}{len(arguments)}" if mark != "%s" else mark
+            conditions.append(f"{column} {'>=' if column == 'f.dep_delay' else '='} {written}")
+        return (" WHERE " + " AND ".join(conditions) if conditions else ""), arguments
+
+    grouped: list[tuple[str, str, list[Any]]] = []
+    for name, expression in (("carrier", "f.carrier"), ("origin", "f.origin"), ("time_hour__month", _MONTH[dialect])):
+        clause, arguments = where(origin=name != "origin")
+        sql = (
+            f"SELECT {expression} AS v, count(*) AS n, count(*) OVER () AS d FROM flights f{clause} "  # noqa: S608
+            f"GROUP BY {expression} ORDER BY n DESC, v IS NULL, v LIMIT {ask.limit}"
+        )
+        grouped.append((name, sql, arguments))
+    clause, arguments = where(origin=True)
+    return grouped, f"SELECT count(*) FROM flights f{clause}", arguments  # noqa: S608
+
+
+def _facet_answer(name: str, rows: Sequence[Sequence[Any]]) -> dict[str, Any]:
+    values = [{"value": row[0], "count": int(row[1])} for row in rows]
+    return {"facet": name, "values": values, "distinct": int(rows[0][2]) if rows else 0}
+
+
+def _facet_envelope(data: list[dict[str, Any]], total: int) -> dict[str, Any]:
+    return {"data": data, "total": total, "message": "Counted flights.", "status": "success"}
+
+
+async def floor_facets_postgresql(pool: asyncpg.Pool, ask: FacetAsk) -> dict[str, Any]:
+    """The floor's facet request on PostgreSQL: each ``GROUP BY`` and the count in turn, on one pooled connection."""
+    grouped, count_sql, count_arguments = floor_facet_sql(ask, "postgresql")
+    async with pool.acquire() as connection:
+        data = [_facet_answer(name, await connection.fetch(sql, *arguments)) for name, sql, arguments in grouped]
+        # fetch, not fetchval: asyncpg's fetchval/fetchrow keep PostgreSQL's parallel workers out.
+        total = int((await connection.fetch(count_sql, *count_arguments))[0][0])
+    return _facet_envelope(data, total)
+
+
+async def floor_facets_mariadb(pool: Any, ask: FacetAsk) -> dict[str, Any]:
+    """The floor's facet request on MariaDB: each ``GROUP BY`` and the count in turn, on one asyncmy connection."""
+    grouped, count_sql, count_arguments = floor_facet_sql(ask, "mariadb")
+    async with pool.acquire() as connection, connection.cursor() as cursor:
+        data = []
+        for name, sql, arguments in grouped:
+            await cursor.execute(sql, arguments)
+            data.append(_facet_answer(name, list(await cursor.fetchall())))
+        await cursor.execute(count_sql, count_arguments)
+        total = int((await cursor.fetchone())[0])
+    return _facet_envelope(data, total)
+
+
+def floor_facets_sqlite(connection: sqlite3.Connection, ask: FacetAsk) -> dict[str, Any]:
+    """The floor's facet request on SQLite: each ``GROUP BY`` and the count in turn."""
+    grouped, count_sql, count_arguments = floor_facet_sql(ask, "sqlite")
+    data = [_facet_answer(name, connection.execute(sql, arguments).fetchall()) for name, sql, arguments in grouped]
+    return _facet_envelope(data, int(connection.execute(count_sql, count_arguments).fetchone()[0]))
+
+
 def sqlite_path(url: str) -> str:
     """The file of a ``sqlite+aiosqlite:///path`` URL."""
     return url.split(":///", 1)[1]

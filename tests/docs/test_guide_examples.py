@@ -70,6 +70,7 @@ SQL_EXAMPLES = (
     "computed_aliases",
     "enrichment",
     "eager_loading",
+    "facets",
     "security",
     "fairness",
     "admission",
