@@ -315,15 +315,14 @@ def _facetable(
         if exposed is None:
             head, _, last = name.rpartition(LOOKUP_SEP)
             part = next((each for each in parts if each.name == last), None)
-            try:
+            # A field or relation of the part's name wins over the part (docs: query language, "Parts of dates").
+            if not head or part is None or _exists(graph, FieldPath.parse(name)):
                 exposed = _resolve(graph, FieldPath.parse(name), {})
-            except ConfigurationError:
-                if not head or part is None:
-                    raise
+            else:
                 dated = keyed.get(head) or _resolve(graph, FieldPath.parse(head), {})
                 if not part.applies_to(dated.field.type) or (dated.path.key is not None and not part.ranged):
                     msg = f"facet path {name!r}: {part.name!r} is not a part of {head!r}"
-                    raise ConfigurationError(msg) from None
+                    raise ConfigurationError(msg)
                 exposed = dated.with_part(part)
         if exposed.field.type is ValueType.JSON:
             msg = f"facet path {name!r} is a whole JSON field; declare its keys in json_keys and name one"
@@ -333,6 +332,17 @@ def _facetable(
             raise ConfigurationError(msg)
         found[name] = exposed
     return found
+
+
+def _exists(graph: ModelGraph, path: FieldPath) -> bool:
+    """Whether ``path`` names a field through relations of ``graph`` (no hint is looked up)."""
+    entity = graph.root_entity
+    for step in path.relations:
+        relation = entity.relations.get(step)
+        if relation is None:
+            return False
+        entity = graph.entities[relation.target]
+    return path.field in entity.fields
 
 
 def _expand(graph: ModelGraph, patterns: Iterable[str], computed: Mapping[str, FieldInfo]) -> list[FieldPath]:
