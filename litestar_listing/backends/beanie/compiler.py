@@ -31,7 +31,7 @@ from litestar_listing.backends.base import dispatch, where
 from litestar_listing.backends.beanie.introspection import DocumentInfo, Documents
 from litestar_listing.core.fields import JsonKey, ValueType
 from litestar_listing.core.parts import Span
-from litestar_listing.core.query import FieldPath, Filter, ListQuery, OrderTerm, Policy, RawFilter, Search
+from litestar_listing.core.query import Combine, FieldPath, Filter, ListQuery, OrderTerm, Policy, RawFilter, Search
 from litestar_listing.core.text import caseless_regex
 
 __all__ = (
@@ -42,7 +42,12 @@ __all__ = (
     "CompiledList",
     "PipelineCompiler",
     "encode",
+    "field_value",
+    "first_value",
+    "json_elements",
+    "json_value",
     "link_id",
+    "lookup_alias",
 )
 
 PREFIX = "_listing_"
@@ -170,7 +175,8 @@ def _any_of(conditions: Sequence[Stage]) -> Stage:
     return conditions[0] if len(conditions) == 1 else {"$or": list(conditions)}
 
 
-def _alias(relations: Sequence[str]) -> str:
+def lookup_alias(relations: Sequence[str]) -> str:
+    """The key the documents a relation path reaches are looked up into: ``_listing_owner__role``."""
     return PREFIX + "__".join(relations)
 
 
@@ -208,22 +214,8 @@ class PipelineCompiler:
                 page's projection, for ``loading.load`` to read.
         """
         policies = {policy.entity: policy for policy in query.policies}
-        stages = list(self.pipeline)
         done: list[Sequence[str]] = []
-        lookups: list[Sequence[str]] = []
-        condition = self._condition(query, lookups)
-        own = self.policy_match(self.root, policies.get(self.root.entity.name))
-        if own is not None:
-            condition = own if condition is None else _all_of([own, condition])
-        if condition is not None:
-            # Own keys only (always, for client filters): the match runs before any lookup.
-            stages += self._lookups(lookups, done, policies)
-            stages.append({"$match": condition})
-        if query.search is not None:
-            lookups = []
-            search = self.search(query.search, lookups)
-            stages += self._lookups(lookups, done, policies)
-            stages.append({"$match": search})
+        stages = [*self.pipeline, *self.matching(query, done)]
         count = [*stages, {"$count": "total"}]
         page = stages + self._order(query.order, done, policies)
         window = query.window
@@ -233,8 +225,57 @@ class PipelineCompiler:
         page.append({"$project": self._projection(load)})
         return CompiledList(count=count, page=page)
 
+    def matching(self, query: ListQuery, done: list[Sequence[str]]) -> list[Stage]:
+        """The stages that keep the documents ``query`` lists, after the resource's own pipeline.
+
+        The listed class's row policy, the forced filters and the client's filters in one ``$match``
+        (own keys, so before any lookup), then the search in a ``$match`` of its own after the
+        lookups it needs; each lookup under its class's row policy (docs: scoping, "Row policies").
+        ``query``'s order and window are not read.
+
+        Args:
+            query: The list query.
+            done: The relation paths already looked up; those these stages look up are added.
+        """
+        policies = {policy.entity: policy for policy in query.policies}
+        stages: list[Stage] = []
+        lookups: list[Sequence[str]] = []
+        condition = self._condition(query, lookups)
+        own = self.policy_match(self.root, policies.get(self.root.entity.name))
+        if own is not None:
+            condition = own if condition is None else _all_of([own, condition])
+        if condition is not None:
+            # Own keys only (always, for client filters): the match runs before any lookup.
+            stages += self.lookups(lookups, done, policies)
+            stages.append({"$match": condition})
+        if query.search is not None:
+            lookups = []
+            search = self.search(query.search, lookups)
+            stages += self.lookups(lookups, done, policies)
+            stages.append({"$match": search})
+        return stages
+
+    def narrowing(self, query: ListQuery, done: list[Sequence[str]]) -> list[Stage]:
+        """The stages that keep the documents ``query``'s client filters match, combined by ``query.combine``.
+
+        Its forced filters, search and row policies are left to ``matching``; a lookup a filter
+        needs comes first, under the policies of ``query``. No stage when it has no filter.
+
+        Args:
+            query: The filters (``ListQuery.filters`` and ``combine``) and the policies of the lookups.
+            done: As for ``matching``.
+        """
+        if not query.filters:
+            return []
+        lookups: list[Sequence[str]] = []
+        client = [self.filter(item, lookups) for item in query.filters]
+        condition = _all_of(client) if query.combine is Combine.AND else _any_of(client)
+        policies = {policy.entity: policy for policy in query.policies}
+        return [*self.lookups(lookups, done, policies), {"$match": condition}]
+
     # ------------------------------------------------------------------ paths and lookups
-    def _info_at(self, relations: Sequence[str]) -> DocumentInfo:
+    def info_at(self, relations: Sequence[str]) -> DocumentInfo:
+        """The document class ``relations`` (a relation path from the listed class) reach."""
         info = self.root
         for step in relations:
             info = self.documents.info(info.references[step].target)
@@ -242,7 +283,7 @@ class PipelineCompiler:
 
     def key(self, path: FieldPath, lookups: list[Sequence[str]]) -> str:
         """The key ``path`` is stored or looked up under; its lookups are added to ``lookups``."""
-        info = self._info_at(path.relations)
+        info = self.info_at(path.relations)
         stored = info.keys[path.field]
         if not path.relations:
             return stored
@@ -250,9 +291,9 @@ class PipelineCompiler:
             prefix = path.relations[:depth]
             if prefix not in lookups:
                 lookups.append(prefix)
-        return f"{_alias(path.relations)}.{stored}"
+        return f"{lookup_alias(path.relations)}.{stored}"
 
-    def _lookups(
+    def lookups(
         self, needed: Sequence[Sequence[str]], done: list[Sequence[str]], policies: Mapping[str, Policy]
     ) -> list[Stage]:
         """The ``$lookup`` stages of ``needed`` relation paths not in ``done`` (added to it), parents first.
@@ -267,11 +308,11 @@ class PipelineCompiler:
             if relations in done:
                 continue
             done.append(relations)
-            source = self._info_at(relations[:-1])
+            source = self.info_at(relations[:-1])
             reference = source.references[relations[-1]]
             target = self.documents.info(reference.target)
-            parent = _alias(relations[:-1]) if len(relations) > 1 else None
-            alias = _alias(relations)
+            parent = lookup_alias(relations[:-1]) if len(relations) > 1 else None
+            alias = lookup_alias(relations)
             allowed = self.policy_match(target, policies.get(target.entity.name))
             lookup: Stage = {"from": reference.target.get_collection_name()}
             if reference.kind == "back":
@@ -326,7 +367,7 @@ class PipelineCompiler:
             return False
         parts: list[Any] = []
         for item in policy.filters:
-            present = {"$ifNull": [_value(info, item.path.field, f"$${variable}."), None]}
+            present = {"$ifNull": [field_value(info, item.path.field, f"$${variable}."), None]}
             if item.operator.name == "isnull":
                 parts.append({"$eq" if item.value else "$ne": [present, None]})
             elif item.operator.name == "in":
@@ -374,8 +415,8 @@ class PipelineCompiler:
             computed = PART_EXPRESSIONS[part.name](value)
             return {"$cond": [{"$eq": [{"$type": value}, "date"]}, compare(computed, item.value), False]}
 
-        info = self._info_at(item.path.relations)
-        value = _value(info, item.path.field, "$")
+        info = self.info_at(item.path.relations)
+        value = field_value(info, item.path.field, "$")
         return {"$expr": test(value) if item.path.key is None else json_test(value, item.path.key, test)}
 
     def op_eq(self, key: str, value: object) -> Stage:
@@ -419,9 +460,9 @@ class PipelineCompiler:
             if not path.relations:
                 conditions.append({"$expr": json_test(f"${key}", json_key, found)})
                 continue
-            stored = self._info_at(path.relations).keys[path.field]
+            stored = self.info_at(path.relations).keys[path.field]
             each = json_test(f"$$linked.{stored}", json_key, found)
-            linked = {"$filter": {"input": f"${_alias(path.relations)}", "as": "linked", "cond": each}}
+            linked = {"$filter": {"input": f"${lookup_alias(path.relations)}", "as": "linked", "cond": each}}
             conditions.append({"$expr": {"$gt": [{"$size": linked}, 0]}})
         return {"$or": conditions}
 
@@ -440,16 +481,16 @@ class PipelineCompiler:
             if not term.path.relations and name in self.computed:
                 key, nullable = name, True
             else:
-                info = self._info_at(term.path.relations)
+                info = self.info_at(term.path.relations)
                 key = self.key(term.path, lookups)
                 json_key = term.path.key
                 nullable = info.entity.fields[term.path.field].nullable or bool(term.path.relations or json_key)
                 value: Any = None
                 if term.path.relations:
                     # The first looked-up document's value (none: missing, sorted as null).
-                    value = _first_value(info, term.path.field, _alias(term.path.relations))
+                    value = first_value(info, term.path.field, lookup_alias(term.path.relations))
                 elif "." in key or "$" in key or json_key is not None:
-                    value = _value(info, term.path.field, "$")
+                    value = field_value(info, term.path.field, "$")
                 if value is not None:
                     key = f"{PREFIX}k{position}"
                     values[key] = value if json_key is None else json_value(value, json_key)
@@ -460,7 +501,7 @@ class PipelineCompiler:
                 flags[flag] = {"$cond": [{"$eq": [{"$ifNull": [f"${key}", None]}, None]}, 1, 0]}
                 sort[flag] = 1
             sort[key] = direction
-        stages = self._lookups(lookups, done, policies)
+        stages = self.lookups(lookups, done, policies)
         added.update(values)
         if added:
             stages.append({"$addFields": added})
@@ -482,8 +523,8 @@ class PipelineCompiler:
         return projection
 
 
-def _value(info: DocumentInfo, field: str, prefix: str) -> Any:
-    """``field`` of a document of ``info`` as an aggregation expression; ``prefix``: ``"$"`` or ``"$$this."``.
+def field_value(info: DocumentInfo, field: str, prefix: str) -> Any:
+    """``field`` of a document of ``info`` as an aggregation expression; ``prefix``: ``"$"`` or ``"$$<variable>."``.
 
     A link's identifier (``owner_id``, stored at ``owner.$id``) is read with ``link_id``.
     """
@@ -492,7 +533,7 @@ def _value(info: DocumentInfo, field: str, prefix: str) -> Any:
     return prefix + key if link is None else link_id(prefix + link)
 
 
-def _first_value(info: DocumentInfo, field: str, alias: str) -> Any:
+def first_value(info: DocumentInfo, field: str, alias: str) -> Any:
     """``field`` of the first document looked up into ``alias``, an array; missing when it is empty."""
     link = info.link_key(field)
     if link is None:
@@ -605,3 +646,18 @@ def json_value(document: Any, key: JsonKey) -> Any:
     """The value at ``key`` (not a list) in ``document``, null where it is missing or not of the key's type."""
     typed = {"$cond": [_has_type("$$value", key.type), "$$value", None]}
     return {"$let": {"vars": {"value": _json_found(document, key.keys)}, "in": typed}}
+
+
+def json_elements(document: Any, key: JsonKey) -> Any:
+    """The elements of the declared type of the list at ``key`` (a list key) in ``document``, as an expression.
+
+    An empty array where the key is missing or holds no list; elements of another type are left out, as
+    ``JsonKey.values`` defines (docs: query language, "Keys of JSON documents").
+    """
+    typed = {"$filter": {"input": "$$value", "as": "element", "cond": _has_type("$$element", key.type)}}
+    return {
+        "$let": {
+            "vars": {"value": _json_found(document, key.keys)},
+            "in": {"$cond": [{"$isArray": "$$value"}, typed, []]},
+        }
+    }
