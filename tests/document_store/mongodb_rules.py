@@ -24,6 +24,13 @@ rules, each from MongoDB's manual:
   and a ``pipeline``: 5.0; ``$getField``'s ``field`` as an expression: 7.2).
 * **Expression objects**: an object with a ``$`` key has exactly one key (the operator); field names
   of an object literal are non-empty and hold no ``.``.
+* **``$facet``** takes a non-empty document of sub-pipelines, each named as a field (non-empty, no ``.``,
+  no leading ``$``) and holding none of ``$collStats``, ``$facet``, ``$geoNear``, ``$indexStats``,
+  ``$out``, ``$merge`` and ``$planCacheStats`` (``FACET_REFUSED``, the manual's list; with the stages
+  that only begin a pipeline). Its result is one document, 16 MB at most, which no check here sees.
+* **``$setWindowFields``** takes ``partitionBy``, ``sortBy`` and ``output``; each output is one window
+  operator of its version (``WINDOW_OPERATORS``) with an optional ``window``; ``sortBy`` is required by
+  a bounded window and by the rank and order operators; ``$count`` takes ``{}``.
 
 The operators and stages the listing and these tests never send are checked for their name and
 version only, not for the shape of their arguments.
@@ -38,9 +45,11 @@ from typing import Any
 
 __all__ = (
     "EXPRESSIONS",
+    "FACET_REFUSED",
     "MINIMUM_VERSION",
     "QUERY_OPERATORS",
     "STAGES",
+    "WINDOW_OPERATORS",
     "Construct",
     "pipeline_constructs",
     "query_constructs",
@@ -154,6 +163,35 @@ QUERY_OPERATORS: Mapping[str, Version] = {
     "$sampleRate": (4, 4),
 }  # fmt: skip
 """Query operators (``$match``, ``find``) and the MongoDB version that introduced each."""
+
+FACET_REFUSED = frozenset(
+    {
+        "$collStats", "$facet", "$geoNear", "$indexStats", "$out", "$merge", "$planCacheStats",
+        # Stages a pipeline may only begin with, which a sub-pipeline of $facet cannot.
+        "$changeStream", "$currentOp", "$listLocalSessions", "$listSessions", "$documents",
+    }
+)  # fmt: skip
+"""The stages a ``$facet`` sub-pipeline may not hold (the manual's ``$facet`` page, "Behavior")."""
+
+WINDOW_OPERATORS: Mapping[str, Version] = {
+    **dict.fromkeys(
+        (
+            "$addToSet", "$avg", "$count", "$covariancePop", "$covarianceSamp", "$derivative", "$expMovingAvg",
+            "$integral", "$max", "$min", "$push", "$stdDevSamp", "$stdDevPop", "$sum", "$first", "$last", "$shift",
+            "$denseRank", "$documentNumber", "$rank",
+        ),
+        (5, 0),
+    ),
+    **dict.fromkeys(("$locf", "$bottom", "$bottomN", "$firstN", "$lastN", "$maxN", "$minN", "$top", "$topN"), (5, 2)),
+    "$linearFill": (5, 3),
+    **dict.fromkeys(("$median", "$percentile"), (7, 0)),
+}  # fmt: skip
+"""``$setWindowFields``' window operators and the MongoDB version that introduced each there."""
+
+_SORTED_WINDOW_OPERATORS = frozenset({"$first", "$last", "$shift", "$denseRank", "$documentNumber", "$rank"})
+"""The order and rank operators, which need ``sortBy`` (the manual's ``$setWindowFields`` page, "Restrictions")."""
+_WINDOW_STAGE_OPTIONS = frozenset({"partitionBy", "sortBy", "output"})
+_UNBOUNDED = ["unbounded", "unbounded"]
 
 SYSTEM_VARIABLES: Mapping[str, Version] = {
     "ROOT": _BASE, "CURRENT": _BASE, "DESCEND": (2, 6), "PRUNE": (2, 6), "KEEP": (2, 6), "REMOVE": (3, 6),
@@ -458,12 +496,77 @@ class _Walker:
             if isinstance(options, Mapping):
                 for key, value in options.items():
                     yield from self.expression(value, f"{where}.{key}", scope)
-        elif name == "$facet" and isinstance(options, Mapping):
-            for output, pipeline in options.items():
-                yield from self.pipeline(pipeline, f"{where}.{output}", scope)
+        elif name == "$facet":
+            yield from self.facet(options, where, scope)
+        elif name == "$setWindowFields":
+            yield from self.window_fields(options, where, scope)
         elif name in {"$replaceRoot", "$replaceWith"}:
             root = options.get("newRoot") if name == "$replaceRoot" and isinstance(options, Mapping) else options
             yield from self.expression(root, where, scope)
+
+    def facet(self, options: object, where: str, scope: frozenset[str]) -> Iterator[Construct]:
+        """``$facet``: named sub-pipelines, none holding a stage of ``FACET_REFUSED``."""
+        if not isinstance(options, Mapping) or not options:
+            yield Construct("shape", where, repr(options), "$facet takes a non-empty document of sub-pipelines")
+            return
+        for output, pipeline in options.items():
+            name = str(output)
+            inside = f"{where}.{name}"
+            if not name or name.startswith("$") or "." in name:
+                why = "a $facet sub-pipeline is named as a field: non-empty, no '.', no leading '$'"
+                yield Construct("shape", inside, name, why)
+            if not isinstance(pipeline, (list, tuple)):
+                yield Construct("shape", inside, repr(pipeline), "a $facet sub-pipeline is an array of stages")
+                continue
+            for position, stage in enumerate(pipeline):
+                stage_name = next(iter(stage), None) if isinstance(stage, Mapping) else None
+                if stage_name in FACET_REFUSED:
+                    why = "a $facet sub-pipeline may not hold this stage"
+                    yield Construct("stage", f"{inside}[{position}].{stage_name}", str(stage_name), why)
+            yield from self.pipeline(pipeline, inside, scope)
+
+    def window_fields(self, options: object, where: str, scope: frozenset[str]) -> Iterator[Construct]:
+        """``$setWindowFields``: its options, each output's window operator (by version) and window."""
+        if not isinstance(options, Mapping):
+            yield Construct("shape", where, repr(options), "$setWindowFields takes a document")
+            return
+        unknown = sorted(set(map(str, options)) - _WINDOW_STAGE_OPTIONS)
+        if unknown:
+            yield Construct("option", where, ", ".join(unknown), "$setWindowFields has no such option")
+        if "partitionBy" in options:
+            yield from self.expression(options["partitionBy"], f"{where}.partitionBy", scope)
+        sorted_by = "sortBy" in options
+        if sorted_by:
+            yield from self.sort(options["sortBy"], f"{where}.sortBy")
+        output = options.get("output")
+        if not isinstance(output, Mapping) or not output:
+            yield Construct("shape", f"{where}.output", repr(output), "$setWindowFields needs a non-empty output")
+            return
+        for key, spec in output.items():
+            inside = f"{where}.output.{key}"
+            yield from self.path(str(key), inside)
+            operators = [str(name) for name in spec if str(name) != "window"] if isinstance(spec, Mapping) else []
+            if not isinstance(spec, Mapping) or len(operators) != 1:
+                yield Construct("shape", inside, repr(spec), "an output is one window operator and its window")
+                continue
+            operator = operators[0]
+            since = WINDOW_OPERATORS.get(operator)
+            if since is None:
+                yield Construct("operator", f"{inside}.{operator}", operator, "no window operator has this name")
+                continue
+            too_new = self._too_new(f"{operator} as a window operator", since)
+            if too_new:
+                yield Construct("operator", f"{inside}.{operator}", operator, too_new)
+            window = spec.get("window")
+            bounded = window is not None and (not isinstance(window, Mapping) or window.get("documents") != _UNBOUNDED)
+            if not sorted_by and (bounded or operator in _SORTED_WINDOW_OPERATORS):
+                why = "sortBy is required by a bounded window and by the rank and order operators"
+                yield Construct("option", inside, operator, why)
+            if operator == "$count":
+                if spec[operator] != {}:
+                    yield Construct("shape", f"{inside}.$count", repr(spec[operator]), "$count takes {}")
+            else:
+                yield from self.expression(spec[operator], f"{inside}.{operator}", scope)
 
     def outputs(self, options: object, where: str, scope: frozenset[str], *, projection: bool) -> Iterator[Construct]:
         if not isinstance(options, Mapping) or not options:

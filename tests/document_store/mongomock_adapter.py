@@ -18,8 +18,9 @@ mongomock-motor imitates Motor on top of mongomock, and mongomock keeps Python o
   largest;
 * mongomock's ``$count`` on no documents outputs ``{"<name>": 0}``; MongoDB outputs no document;
 * mongomock has no ``$getField`` (MongoDB 5.0), ``$reduce``, ``$isoDayOfWeek`` nor ``$type`` as an expression
-  (3.4), and runs no ``$lookup`` with a ``pipeline``
-  (3.6; with ``localField``/``foreignField`` too, 5.0), all of which the listing backend sends;
+  (3.4), runs no ``$lookup`` with a ``pipeline``
+  (3.6; with ``localField``/``foreignField`` too, 5.0), and has no ``$setWindowFields`` stage (5.0), all of which
+  the listing backend sends;
 * and mongomock runs what MongoDB refuses: a field path such as ``"$$this.company.$id"``, operators of any version,
   variables bound nowhere.
 
@@ -36,7 +37,8 @@ server would, and ``TALLY`` counts what was checked (``LISTING_MONGODB_RULES=rec
 ``mongomock_client(rules=False)`` skips the check, for tests of the adapter itself.
 
 How mongomock is patched: its module-level hooks -- the ``$lookup`` and ``$count`` entries of
-``mongomock.aggregate._PIPELINE_HANDLERS``, ``mongomock.aggregate._Parser.parse`` (``$getField``, ``$reduce``,
+``mongomock.aggregate._PIPELINE_HANDLERS`` and a ``$setWindowFields`` entry (one partition, ``$count`` and
+``$sum`` over all of it: the form facet counts send), ``mongomock.aggregate._Parser.parse`` (``$getField``, ``$reduce``,
 ``$type``, ``$isoDayOfWeek`` and the variables of a ``$lookup``'s ``let``), ``mongomock.filtering.resolve_sort_key`` and
 ``mongomock.collection.BSON`` -- are replaced only while the adapter itself calls into mongomock
 (``_mongomock_semantics()``), never at import. mongomock-motor's coroutines run mongomock synchronously and never
@@ -45,9 +47,10 @@ sees mongomock unchanged.
 
 Known gaps (not used by the listing backend): ``bulk_write`` (refused), sessions, ``$type: "decimal"``/``"number"``
 on stored decimals, arithmetic mixing decimals and doubles in pipelines, positional path components (``tags.0``)
-in sort keys and ``$lookup`` fields, ``$setField``/``$unsetField``, and ``$getField`` with a computed field name
-(7.2). The documented differences between the two stores, and what the tests do about each, are in
-docs/guide/backends.md ("MongoDB versions and the test store").
+in sort keys and ``$lookup`` fields, ``$setField``/``$unsetField``, ``$getField`` with a computed field name
+(7.2), and ``$setWindowFields`` partitioned, sorted, over a bounded window or with other operators. The
+documented differences between the two stores, and what the tests do about each, are in docs/guide/backends.md
+("MongoDB versions and the test store").
 
 It is test-only and pinned: the workarounds depend on the internals of the versions in ``ADAPTED_VERSIONS``, so
 ``mongomock_client()`` calls ``check_versions()`` and refuses to run on any other version.
@@ -430,14 +433,18 @@ _ORIGINAL_PARSE: Final[Callable[[Any, Any], Any]] = mongomock_aggregate._Parser.
 
 
 def _parse(parser: Any, expression: Any) -> Any:
-    """mongomock's expression parser with the ``$lookup`` variables bound, and ``$getField`` and ``$reduce``.
+    """mongomock's expression parser with the ``$lookup`` variables bound, arrays, ``$getField`` and ``$reduce``.
 
     Replaces ``mongomock.aggregate._Parser.parse`` while the adapter runs; mongomock's parser calls it for every
-    sub-expression, so what it adds holds at any depth. A missing value is mongomock's ``KeyError``.
+    sub-expression, so what it adds holds at any depth. A missing value is mongomock's ``KeyError``. An array is
+    an array expression, each element evaluated (a missing one as null), as MongoDB evaluates ``["$_id"]`` in a
+    ``$lookup``'s ``let``; mongomock returns it as written.
     """
     if _LOOKUP_VARIABLES and not getattr(parser, "_listing_bound", False):
         parser._user_vars = {**_LOOKUP_VARIABLES[-1], **parser._user_vars}
         parser._listing_bound = True
+    if isinstance(expression, list):
+        return [_element(parser, item) for item in expression]
     if isinstance(expression, Mapping) and len(expression) == 1:
         operator, argument = next(iter(expression.items()))
         if operator == "$getField":
@@ -449,6 +456,14 @@ def _parse(parser: Any, expression: Any) -> Any:
         if operator == "$isoDayOfWeek":
             return _iso_day_of_week(parser, argument)
     return _ORIGINAL_PARSE(parser, expression)
+
+
+def _element(parser: Any, expression: Any) -> Any:
+    """One element of an array expression: its value, null where it is missing."""
+    try:
+        return parser.parse(expression)
+    except KeyError:
+        return None
 
 
 _BSON_TYPES: Final[tuple[tuple[type, str], ...]] = (
@@ -558,6 +573,52 @@ def _reduce(parser: Any, argument: Mapping[str, Any]) -> Any:
     return value
 
 
+_WINDOW_OPTIONS: Final = frozenset({"partitionBy", "sortBy", "output"})
+_UNBOUNDED: Final = {"documents": ["unbounded", "unbounded"]}
+
+
+def _set_window_fields_stage(
+    in_collection: list[dict[str, Any]], database: Any, options: Mapping[str, Any]
+) -> list[dict[str, Any]]:
+    """``$setWindowFields`` (MongoDB 5.0), which mongomock lacks, in the form the listing sends: one partition.
+
+    Each ``output`` field is ``{"$count": {}}`` or ``{"$sum": <expression>}`` over the whole partition (no
+    ``window``, or the unbounded one), set on every document; ``$sum`` adds the numbers among the values, as
+    MongoDB ignores the others. Without ``partitionBy`` the partition is every input document, and without
+    ``sortBy`` their order is kept. Any other form (a partition, a sort, a bounded window, another window
+    operator) raises ``NotImplementedError``: nothing here would check its meaning.
+    """
+    unknown = sorted(set(options) - _WINDOW_OPTIONS)
+    if unknown:
+        message = f"$setWindowFields has no option {unknown[0]!r}"
+        raise OperationFailure(message)
+    if "partitionBy" in options or "sortBy" in options:
+        message = "the adapter runs $setWindowFields over one partition, without sortBy"
+        raise NotImplementedError(message)
+    output = options.get("output")
+    if not isinstance(output, Mapping) or not output:
+        message = "$setWindowFields requires a non-empty 'output' document"
+        raise OperationFailure(message)
+    computed: dict[str, Any] = {}
+    for name, spec in output.items():
+        operators = [key for key in spec if key != "window"] if isinstance(spec, Mapping) else []
+        if len(operators) != 1 or spec.get("window", _UNBOUNDED) != _UNBOUNDED:
+            message = f"the adapter runs $setWindowFields' {name!r} as one operator over the whole partition"
+            raise NotImplementedError(message)
+        operator = operators[0]
+        if operator == "$count" and spec[operator] == {}:
+            computed[name] = len(in_collection)
+        elif operator == "$sum":
+            values = (_evaluated(spec[operator], document) for document in in_collection)
+            computed[name] = sum(
+                value for value in values if isinstance(value, (int, float)) and not isinstance(value, bool)
+            )
+        else:
+            message = f"the adapter has no window operator {operator!r} (only $count and $sum)"
+            raise NotImplementedError(message)
+    return [{**document, **computed} for document in in_collection]
+
+
 def _count_stage(in_collection: list[dict[str, Any]], database: Any, options: str) -> list[dict[str, int]]:
     """``$count``, replacing mongomock's while the adapter runs: MongoDB outputs no document for no input."""
     counted = _ORIGINAL_COUNT(in_collection, database, options)  # mongomock's validation of the field name
@@ -600,7 +661,10 @@ def _mongomock_semantics() -> Iterator[None]:
     with (
         mock.patch.object(mongomock_collection, "BSON", _StorageAwareBSON),
         mock.patch.object(mongomock_filtering, "resolve_sort_key", _resolve_sort_key),
-        mock.patch.dict(mongomock_aggregate._PIPELINE_HANDLERS, {"$lookup": _lookup_stage, "$count": _count_stage}),
+        mock.patch.dict(
+            mongomock_aggregate._PIPELINE_HANDLERS,
+            {"$lookup": _lookup_stage, "$count": _count_stage, "$setWindowFields": _set_window_fields_stage},
+        ),
         mock.patch.object(mongomock_aggregate._Parser, "parse", _parse),
     ):
         yield

@@ -178,6 +178,46 @@ def test_shapes() -> None:
     assert texts(pipeline_constructs([{"$project": {"a": "$b.$c"}}])) == ["$b.$c"]
 
 
+def test_facet_sub_pipelines() -> None:
+    counted = [{"$group": {"_id": "$status", "count": {"$sum": 1}}}, {"$sort": {"count": -1}}, {"$limit": 10}]
+    lookup = {"from": "users", "localField": "k", "foreignField": "_id", "as": "u"}
+    assert (
+        pipeline_constructs([{"$facet": {"total": [{"$count": "total"}], "f0": [{"$lookup": lookup}, *counted]}}]) == []
+    )
+    # The stages the manual refuses there, at any depth of the sub-pipeline.
+    refused = [{"$facet": {"a": [{"$out": "x"}], "b": [{"$facet": {"d": []}}], "c": [{"$merge": {"into": "x"}}]}}]
+    assert texts(pipeline_constructs(refused)) == ["$out", "$facet", "$merge"]
+    # Named as fields, a non-empty document of arrays.
+    assert texts(pipeline_constructs([{"$facet": {"a.b": [], "$c": []}}])) == ["a.b", "$c"]
+    assert texts(pipeline_constructs([{"$facet": {}}])) == ["{}"]
+    assert texts(pipeline_constructs([{"$facet": {"a": {"$count": "n"}}}])) == [repr({"$count": "n"})]
+    # Inside, the rules of any pipeline.
+    assert texts(pipeline_constructs([{"$facet": {"a": [{"$addFields": {"k": "$owner.$id"}}]}}])) == ["$owner.$id"]
+
+
+def test_set_window_fields() -> None:
+    counted = {"$setWindowFields": {"output": {"distinct": {"$count": {}}, "rows": {"$sum": "$count"}}}}
+    assert pipeline_constructs([counted]) == []
+    assert texts(pipeline_constructs([counted], (4, 4))) == ["$setWindowFields", "$count", "$sum"]
+    assert texts(pipeline_constructs([{"$setWindowFields": {"output": {"n": {"$count": 1}}}}])) == ["1"]
+    assert texts(pipeline_constructs([{"$setWindowFields": {"output": {"n": {"$locf": "$a"}}}}])) == ["$locf"]  # 5.2
+    # A rank, an order operator or a bounded window needs sortBy.
+    ranked: dict[str, Any] = {"output": {"n": {"$rank": {}}}}
+    assert texts(pipeline_constructs([{"$setWindowFields": ranked}])) == ["$rank"]
+    assert pipeline_constructs([{"$setWindowFields": {**ranked, "sortBy": {"a": 1}}}]) == []
+    bounded = {"output": {"n": {"$sum": "$a", "window": {"documents": ["unbounded", "current"]}}}}
+    assert texts(pipeline_constructs([{"$setWindowFields": bounded}])) == ["$sum"]
+    unbounded = {"output": {"n": {"$sum": "$a", "window": {"documents": ["unbounded", "unbounded"]}}}}
+    assert pipeline_constructs([{"$setWindowFields": unbounded}]) == []
+    shapes = {"partitionBy": "$a.$id", "by": 1, "output": {"n": {"$sum": 1, "$avg": 1}, "m": {"$frobnicate": 1}}}
+    assert texts(pipeline_constructs([{"$setWindowFields": shapes}])) == [
+        "by",
+        "$a.$id",
+        repr({"$sum": 1, "$avg": 1}),
+        "$frobnicate",
+    ]
+
+
 def test_a_literal_is_not_read() -> None:
     literal = {"$literal": ["$$nothing", "$a.$id", {"$frobnicate": 1}]}
     assert pipeline_constructs([{"$addFields": {"a": {"$in": ["$b", literal]}}}]) == []

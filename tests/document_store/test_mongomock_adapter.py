@@ -416,6 +416,30 @@ async def test_lookup_with_let_and_a_pipeline(database: Any) -> None:
     ]
 
 
+async def test_an_array_is_an_array_expression(database: Any) -> None:
+    # Each element is evaluated, a missing one as null: the backend looks a back link up with let {keys: ["$_id"]}
+    # (mongomock alone binds the text "$_id", and the lookup finds nothing).
+    owned = {
+        "$lookup": {
+            "from": "things",
+            "let": {"keys": ["$_id"]},
+            "pipeline": [{"$match": {"$expr": {"$in": [link_id("$owner"), "$$keys"]}}}, {"$project": {"name": 1}}],
+            "as": "_owned",
+        }
+    }
+    joined = await aggregate(users(), [owned, {"$project": {"_owned": 1, "pair": ["$name", "$absent", 1]}}])
+    assert [([thing["name"] for thing in document["_owned"]], document["pair"]) for document in joined] == [
+        (["100% cotton", "desk"], ["Albert", None, 1]),
+        (["100 cotton"], ["alba", None, 1]),
+        (["lamp"], ["Zoë", None, 1]),
+        ([], ["bob", None, 1]),
+    ]
+    # A literal array stays as written.
+    assert [document["v"] for document in await aggregate(users(), [{"$project": {"v": {"$literal": ["$_id"]}}}])] == [
+        ["$_id"]
+    ] * 4
+
+
 async def test_lookup_with_fields_and_a_pipeline(database: Any) -> None:
     # MongoDB 5.0: the equality match first, then the pipeline on the matched documents; a $filter inside binds
     # $$name over the let variable of the same name from the enclosing $lookup.
@@ -575,6 +599,47 @@ async def test_size_of_an_array(database: Any) -> None:
     assert [document["n"] for document in await aggregate(things(), pipeline)] == [2, 0, 1, 3]
 
 
+async def test_set_window_fields_over_one_partition(database: Any) -> None:
+    # Owners: 5 (things 1 and 4), 6 (2), 7 (3). Each group learns how many groups there are, and their rows.
+    grouped: list[dict[str, Any]] = [
+        {"$group": {"_id": "$owner.$id", "count": {"$sum": 1}}},
+        {"$setWindowFields": {"output": {"distinct": {"$count": {}}, "rows": {"$sum": "$count"}}}},
+        {"$sort": {"count": -1, "_id": 1}},
+    ]
+    assert await aggregate(things(), grouped) == [
+        {"_id": 5, "count": 2, "distinct": 3, "rows": 4},
+        {"_id": 6, "count": 1, "distinct": 3, "rows": 4},
+        {"_id": 7, "count": 1, "distinct": 3, "rows": 4},
+    ]
+    assert await aggregate(things(), [{"$match": {"_id": 99}}, *grouped]) == []
+    # Forms it does not run are refused, not answered by guess.
+    for options in (
+        {"partitionBy": "$name", "output": {"n": {"$count": {}}}},
+        {"sortBy": {"_id": 1}, "output": {"n": {"$count": {}}}},
+        {"output": {"n": {"$sum": 1, "window": {"documents": ["unbounded", "current"]}}}},
+        {"output": {"n": {"$avg": "$_id"}}},
+    ):
+        with pytest.raises(NotImplementedError):
+            await aggregate(things(), [{"$setWindowFields": options}])
+
+
+async def test_facet_runs_each_sub_pipeline_on_the_same_documents(database: Any) -> None:
+    pipeline: list[dict[str, Any]] = [
+        {"$match": {"_id": {"$lte": 3}}},
+        {
+            "$facet": {
+                "total": [{"$count": "total"}],
+                "tagged": [lookup("tags", "tags.$id", "_id", "_tags"), {"$match": {"_tags.label": "green"}}],
+                "none": [{"$match": {"_id": 99}}, {"$count": "total"}],
+            }
+        },
+    ]
+    [result] = await aggregate(things(), pipeline)
+    assert result["total"] == [{"total": 3}]
+    assert [document["_id"] for document in result["tagged"]] == [1, 3]
+    assert result["none"] == []
+
+
 # --- Sort order of scalars ----------------------------------------------------------------------------------------
 
 MISSING = "<missing>"
@@ -617,6 +682,7 @@ async def test_mongomock_is_unchanged_outside_the_adapters_calls(database: Any) 
     await aggregate(things(), [lookup("tags", "tags.$id", "_id", "_tags"), {"$sort": {"_tags.label": 1}}])
     assert mongomock_aggregate._PIPELINE_HANDLERS["$lookup"] is mongomock_aggregate._handle_lookup_stage
     assert mongomock_aggregate._PIPELINE_HANDLERS["$count"] is mongomock_aggregate._handle_count_stage
+    assert "$setWindowFields" not in mongomock_aggregate._PIPELINE_HANDLERS
     assert mongomock_filtering.resolve_sort_key.__module__ == "mongomock.filtering"
     assert vars(mongomock_collection)["BSON"] is bson.BSON
     assert vars(mongomock_aggregate._Parser)["parse"].__module__ == "mongomock.aggregate"
