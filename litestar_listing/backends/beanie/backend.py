@@ -13,6 +13,7 @@ from pymongo.errors import ConnectionFailure, ExecutionTimeout, PyMongoError
 
 from litestar_listing.backends.base import Capabilities, CompilerCache, Computed, ListContext, Page
 from litestar_listing.backends.beanie.compiler import PART_EXPRESSIONS, PipelineCompiler
+from litestar_listing.backends.beanie.facets import compile_facets
 from litestar_listing.backends.beanie.introspection import DocumentInfo, Documents, field_info
 from litestar_listing.backends.beanie.loading import decode, load
 from litestar_listing.core.errors import ConfigurationError, UnavailableError
@@ -23,6 +24,8 @@ from litestar_listing.core.schema import FieldInfo, ModelGraph
 if TYPE_CHECKING:
     from beanie import Document
     from pymongo.asynchronous.collection import AsyncCollection
+
+    from litestar_listing.core.facets import FacetPage, FacetQuery
 
 __all__ = ("BeanieBackend", "policy_filter")
 
@@ -77,6 +80,8 @@ class BeanieBackend:
     ``_id`` last. The total is exact: a ``$count`` over the same match. Pages are offsets
     (``$skip``/``$limit``): no keyset continuation (``Capabilities.keyset``), no deferred join.
     ``load=`` loads links, lists of links and back links, one ``find`` per relation and depth.
+    Facet counts are one aggregation: the list's stages, then ``$facet`` with a sub-pipeline per facet
+    (``facet_counts``; docs: facets).
 
     Needs MongoDB 5.0 or later (``MINIMUM_MONGODB``), set by two operators: ``$getField`` (5.0),
     which reads a link's ``$id`` in expressions (a row policy that compares a link, in a ``Computed``
@@ -86,7 +91,9 @@ class BeanieBackend:
     the linked documents inside their class's row policy. The rest is older: ``$lookup`` with
     ``let`` and ``pipeline`` and ``$expr`` (3.6) for back links, ``$addFields``, ``$count``,
     ``$in`` and ``$reduce`` (3.4); for JSON keys and date parts, ``$getField`` (5.0) again,
-    ``$regexMatch`` (4.2), ``$type``, ``$isoDayOfWeek`` (3.4). Which lists need which: (docs:
+    ``$regexMatch`` (4.2), ``$type``, ``$isoDayOfWeek`` (3.4); facet counts add ``$setWindowFields``
+    (5.0, outside a transaction), ``$facet``, ``$group``, ``$unwind``, ``$setUnion`` (3.4) and, for a
+    part, ``$dateFromParts`` (3.6), ``$split`` (3.4) and ``$toInt`` (4.0). Which lists need which: (docs:
     backends, "MongoDB versions and the test store").
 
     Args:
@@ -120,6 +127,7 @@ class BeanieBackend:
         raw_filters=True,
         row_policies=True,
         parts=frozenset(name for name, part in PARTS.items() if part.ranged or name in PART_EXPRESSIONS),
+        facets=True,
     )
     visitor = PipelineCompiler
     """The class whose ``op_<name>`` methods compile the declared operators (``check_contract``)."""
@@ -300,6 +308,36 @@ class BeanieBackend:
                     raise
                 raise mapped from error
         return Page(items=items, total=total)
+
+    async def facet_counts(self, query: FacetQuery, context: ListContext) -> FacetPage:
+        """Count ``query``'s facets and its list's total in one aggregation (docs: facets).
+
+        The list's own stages for what every facet's query shares, then ``$facet``: one sub-pipeline per
+        facet, one for the total (``facets.compile_facets``). ``context.session`` may be a pymongo
+        ``AsyncClientSession``; in a transaction or a snapshot session, where MongoDB refuses
+        ``$setWindowFields``, each facet's distinct values are counted by a sub-pipeline of their own.
+
+        Raises:
+            ConfigurationError: ``init_beanie`` has not initialised the document class.
+            UnavailableError: MongoDB is unreachable, or stopped the aggregation at
+                ``context.deadline`` (``maxTimeMS``).
+        """
+        compiled = compile_facets(
+            self.compiler(query.query), query, distinct_apart=_refuses_window_fields(context.session)
+        )
+        documents = await _aggregate(self._collection(), compiled.pipeline, context)
+        return compiled.answer(documents[0] if documents else None)
+
+
+def _refuses_window_fields(session: object) -> bool:
+    """Whether MongoDB refuses ``$setWindowFields`` on ``session``: in a transaction, or a snapshot session.
+
+    Documented for 5.0.4 and later (docs: backends, "MongoDB versions and the test store").
+    """
+    if session is None:
+        return False
+    options = getattr(session, "options", None)
+    return bool(getattr(session, "in_transaction", False) or getattr(options, "snapshot", False))
 
 
 def _name(document: type[Document]) -> str:
