@@ -93,6 +93,8 @@ class Tally:
     """Rows in the answers compared."""
     facet_requests: int = 0
     """Facet requests compared (docs: facets)."""
+    facets_answered: int = 0
+    """Facet answers compared that were a 200 (for each viewer and page: several per request)."""
 
     def summary(self, target: Target, *, queries: str = "", answers: str = "") -> str:
         """The line shown by ``pytest -rP`` or ``-s``, printed and returned for the assertions' messages.
@@ -105,7 +107,11 @@ class Tally:
         line = (
             f"{target.id} ({profile_name()} profile): {self.queries} queries{queries}, "
             f"{self.answers} answers compared{answers}, {self.rows_seen} rows checked"
-            + (f", {self.facet_requests} facet requests" if self.facet_requests else "")
+            + (
+                f", {self.facet_requests} facet requests ({self.facets_answered} counts answered)"
+                if self.facet_requests
+                else ""
+            )
         )
         print(line)  # noqa: T201 - the tally, shown by ``pytest -rP`` or ``-s``
         return line
