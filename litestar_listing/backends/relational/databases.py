@@ -81,9 +81,12 @@ class Database:
             its planner prices the candidates' statements for the worst case (an airport's name
             matched: millions of flights), and compiled them for half a second to read 6,698 rows
             of 10M in 47 ms (docs: indexes, "Search from indexes").
-        parts: The SQL of each date part computed per row (``core.parts.PARTS``: every part but
-            the ranged ones), an integer from the date or datetime ``{0}``, as ``Part.extract``
-            defines it (docs: query language, "Parts of dates").
+        parts: The SQL of each date part computed per row (``core.parts.PARTS``), from the date or
+            datetime ``{0}``, as ``Part.extract`` defines it: an integer, a date for ``date`` (docs:
+            query language, "Parts of dates"). A filter compares the ranged parts (``date``,
+            ``year``) as ranges of the column instead; a facet reads every part per row (docs: facets).
+        text_year: The SQL of the year of a JSON key's ``YYYY-MM-DD`` text ``{0}``: the year it
+            writes, whether or not it names a day (``Part.extract``).
         utc: The SQL that reads a datetime column carrying an offset, ``{0}``, as a UTC datetime
             before its part is taken (``{0}`` where the parts SQL does that already).
         json_path: The SQL texts that name a key in a JSON document, by the tokens the JSON templates
@@ -94,6 +97,11 @@ class Database:
         json_element: By a list key's type, the SQL of one element of the list, NULL when of another type.
         json_some: The SQL that some element ``{1}`` of the list in ``{0}``, not NULL, meets ``{2}``.
         json_list: The SQL that is NULL unless ``{0}`` holds a list at the key.
+        json_elements: The SQL of a FROM item that reads each element of the list at the key in
+            ``{0}`` as ``listing_element`` (what ``json_element`` reads), for a LEFT JOIN that may
+            read ``{0}`` from the tables before it; no element, or any, where ``{0}`` holds no list
+            there (the join's condition checks ``json_list``). A facet of a list key counts each
+            element (docs: facets).
     """
 
     name: str
@@ -109,12 +117,14 @@ class Database:
     parallel_setting: str | None = None
     key_settings: Mapping[str, str] = field(default_factory=dict)
     parts: Mapping[str, str] = field(default_factory=dict)
+    text_year: str = ""
     utc: str = "{0}"
     json_path: Callable[[Sequence[str]], Mapping[str, str]] = lambda _keys: {}
     json_value: Mapping[ValueType, str] = field(default_factory=dict)
     json_element: Mapping[ValueType, str] = field(default_factory=dict)
     json_some: str = ""
     json_list: str = ""
+    json_elements: str = ""
 
     @property
     def server_timeout(self) -> bool:
@@ -194,6 +204,8 @@ SQLITE = Database(
     candidate_share=1 / 30,
     parts=MappingProxyType(
         {
+            "date": "date({0})",
+            "year": "CAST(strftime('%Y', {0}) AS INTEGER)",
             "quarter": f"(({_SQLITE_MONTH} + 2) / 3)",
             "month": _SQLITE_MONTH,
             "day": "CAST(strftime('%d', {0}) AS INTEGER)",
@@ -210,6 +222,8 @@ SQLITE = Database(
         " WHERE {1} IS NOT NULL AND {2}))"
     ),
     json_list="CASE WHEN json_type({0}, {path}) = 'array' THEN 1 END",
+    json_elements="json_each({0}, {path}) AS listing_element",
+    text_year="CAST(substr({0}, 1, 4) AS INTEGER)",
 )
 POSTGRESQL = Database(
     "postgresql",
@@ -223,9 +237,21 @@ POSTGRESQL = Database(
     timeout_unit=0.001,
     parallel_setting="max_parallel_workers_per_gather",
     key_settings=MappingProxyType({"jit": "off"}),
-    parts=_extracted(
-        "CAST(EXTRACT({0} FROM {1}) AS INTEGER)",
-        {"quarter": "QUARTER", "month": "MONTH", "day": "DAY", "week_day": "ISODOW", "hour": "HOUR"},
+    parts=MappingProxyType(
+        {
+            "date": "CAST({0} AS date)",
+            **_extracted(
+                "CAST(EXTRACT({0} FROM {1}) AS INTEGER)",
+                {
+                    "year": "YEAR",
+                    "quarter": "QUARTER",
+                    "month": "MONTH",
+                    "day": "DAY",
+                    "week_day": "ISODOW",
+                    "hour": "HOUR",
+                },
+            ),
+        }
     ),
     # A ``timestamptz`` in the session's time zone would give that zone's parts.
     utc="({0} AT TIME ZONE 'UTC')",
@@ -238,6 +264,10 @@ POSTGRESQL = Database(
         " AS listing_element(value) WHERE {1} IS NOT NULL AND {2})"
     ),
     json_list="CASE WHEN jsonb_typeof({j}) = 'array' THEN 1 END",
+    json_elements=(
+        "jsonb_array_elements(CASE WHEN jsonb_typeof({j}) = 'array' THEN {j} END) AS listing_element(value)"
+    ),
+    text_year="CAST(substr({0}, 1, 4) AS INTEGER)",
 )
 
 
@@ -270,6 +300,8 @@ MARIADB = Database(
     local_settings=False,
     parts=MappingProxyType(
         {
+            "date": "DATE({0})",
+            "year": "YEAR({0})",
             "quarter": "QUARTER({0})",
             "month": "MONTH({0})",
             "day": "DAYOFMONTH({0})",
@@ -286,6 +318,8 @@ MARIADB = Database(
         " COLUMNS (value JSON PATH '$')) AS listing_element WHERE {1} IS NOT NULL AND {2}))"
     ),
     json_list=f"CASE WHEN JSON_TYPE({_MARIADB_FOUND}) = 'ARRAY' THEN 1 END",
+    json_elements=f"JSON_TABLE({_MARIADB_FOUND}, '$[*]' COLUMNS (value JSON PATH '$')) AS listing_element",
+    text_year="CAST(SUBSTR({0}, 1, 4) AS SIGNED)",
 )
 
 DATABASES: Mapping[str, Database] = MappingProxyType(
