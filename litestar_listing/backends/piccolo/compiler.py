@@ -5,7 +5,8 @@ path, named by Piccolo (``things$owner$users$role``). To-many paths (``M2M`` and
 keys) become semi-joins, ``<key> IN (SELECT <link> FROM <link table> ... WHERE ...)``: no row repeats
 and totals stay exact (docs: design, "Relation paths"). They are uncorrelated on purpose: Piccolo cannot
 alias a query's own table, so a correlated EXISTS over a self-referencing relation would bind the
-inner table where the outer one was meant.
+inner table where the outer one was meant. For the same reason a facet's to-many rows are a derived
+table, LEFT JOINed on its keys (``Joins``; docs: facets).
 
 Statements are rendered from column metadata only, never through ``Table._meta.db``: the backend's
 engine, not the process-wide one of ``piccolo_conf``, decides where they run.
@@ -26,7 +27,7 @@ from piccolo.table import Table
 
 from litestar_listing.backends._sqlite import FOLD_FUNCTION, is_ascii_sql
 from litestar_listing.backends.piccolo.introspection import Relation, Tables
-from litestar_listing.backends.relational.compiler import Continue, RelationalCompiler
+from litestar_listing.backends.relational.compiler import Continue, Reach, RelationalCompiler
 from litestar_listing.backends.relational.databases import DATABASES, PLACEHOLDER, Database, database
 from litestar_listing.backends.relational.shapes import Slot
 from litestar_listing.core.fields import ValueType
@@ -38,6 +39,7 @@ __all__ = (
     "Anchor",
     "Compiled",
     "Dialect",
+    "Joins",
     "QueryCompiler",
     "SQLiteQueryCompiler",
     "TableAlias",
@@ -71,6 +73,36 @@ class TableAlias:
         """The column of ``table`` whose attribute name is ``attribute``, under the alias."""
         column = self.table._meta.get_column_by_name(attribute)
         return QueryString(f'"{self.name}"."{column._meta.db_column_name}"')
+
+
+class Joins:
+    """The joins of one statement besides those its columns' foreign-key chains ask for: a facet's LEFT JOINs.
+
+    Args:
+        prefix: The start of the aliases it names (``<prefix>0``, ``<prefix>1``...), unique in its statement.
+    """
+
+    __slots__ = ("items", "prefix")
+
+    def __init__(self, prefix: str = "listing_many_") -> None:
+        self.prefix = prefix
+        self.items: list[QueryString] = []
+
+    def alias(self) -> str:
+        """A new alias of the statement."""
+        return f"{self.prefix}{len(self.items)}"
+
+    def add(self, item: QueryString, condition: QueryString) -> None:
+        """``LEFT JOIN <item> ON <condition>``, after the joins so far."""
+        self.items.append(QueryString("LEFT JOIN {} ON {}", item, condition))
+
+
+@dataclass(frozen=True, slots=True)
+class Derived:
+    """``(<statement>) AS "<name>"``: a FROM item of a statement's rows."""
+
+    statement: QueryString
+    name: str
 
 
 def driver_value(value: Any) -> Any:
@@ -169,22 +201,30 @@ def select_statement(
     order: Sequence[QueryString] = (),
     limit: int | None = None,
     offset: int | Slot = 0,
+    joined: Sequence[QueryString] = (),
+    distinct: bool = False,
+    grouped: int = 0,
 ) -> QueryString:
-    """``SELECT <selected> FROM <table> <joins> [WHERE] [ORDER BY] [LIMIT OFFSET]``.
+    """``SELECT [DISTINCT] <selected> FROM <table> <joins> [WHERE] [GROUP BY] [ORDER BY] [LIMIT OFFSET]``.
 
-    The joins are those the columns of ``selected``, ``where`` and ``order`` need.
+    The joins are those the columns of ``selected``, ``where``, ``order`` and ``joined`` need, then
+    ``joined`` (``Joins.items``). ``grouped``: ``GROUP BY`` the first ``grouped`` columns, by position.
     """
-    parts: list[QueryString] = [*selected, *([] if where is None else [where]), *order]
+    parts: list[QueryString] = [*selected, *([] if where is None else [where]), *order, *joined]
     columns = [column for part in parts for column in part.columns]
     # Only identifiers from the table metadata enter the template; every value is a parameter.
     from_table = table._meta.get_formatted_tablename()
-    template = "SELECT " + ", ".join("{}" for _ in selected) + f" FROM {from_table}"  # noqa: S608
+    listed = ", ".join("{}" for _ in selected)
+    template = f"SELECT {'DISTINCT ' if distinct else ''}{listed} FROM {from_table}"  # noqa: S608
     for join in _joins(columns):
         template += f" {join}"
-    args: list[Any] = list(selected)
+    template += "".join(" {}" for _ in joined)
+    args: list[Any] = [*selected, *joined]
     if where is not None:
         template += " WHERE {}"
         args.append(where)
+    if grouped:
+        template += f" GROUP BY {_positions(grouped)}"
     if order:
         template += " ORDER BY " + ", ".join("{}" for _ in order)
         args.extend(order)
@@ -193,6 +233,15 @@ def select_statement(
         template += " LIMIT {} OFFSET {}"
         args.extend((int(limit), offset if isinstance(offset, Slot) else int(offset)))
     return QueryString(template, *args)
+
+
+def _positions(count: int) -> str:
+    """``1, 2...``: the first ``count`` columns selected, by position."""
+    return ", ".join(str(position) for position in range(1, count + 1))
+
+
+def _labelled(selected: Sequence[tuple[str, Any]]) -> list[QueryString]:
+    return [QueryString(f'{{}} AS "{label}"', value) for label, value in selected]
 
 
 def _column(anchor: Anchor, attribute: str) -> Column | QueryString:
@@ -247,15 +296,16 @@ class QueryCompiler(RelationalCompiler[Any, QueryString]):
     def database(self) -> Database:  # noqa: D102
         return DATABASES[self.dialect]
 
-    def source(self) -> None:
-        """None: Piccolo derives each statement's joins from the columns it uses (``select_statement``)."""
+    def source(self) -> Joins:
+        """The joins its columns do not ask for (a facet's); Piccolo derives the others (``select_statement``)."""
+        return Joins()
 
-    def total_statement(self, source: None, condition: QueryString | None) -> QueryString:  # noqa: D102
+    def total_statement(self, source: Joins | None, condition: QueryString | None) -> QueryString:  # noqa: D102
         return select_statement(self.table, [QueryString('COUNT(*) AS "total"')], where=condition)
 
     def page_statement(  # noqa: D102
         self,
-        source: None,
+        source: Joins | None,
         condition: QueryString | None,
         order: Sequence[QueryString],
         selected: Sequence[QueryString],
@@ -271,7 +321,7 @@ class QueryCompiler(RelationalCompiler[Any, QueryString]):
 
     def keys_statement(  # noqa: D102
         self,
-        source: None,
+        source: Joins | None,
         condition: QueryString | None,
         order: Sequence[QueryString],
         limit: int | None,
@@ -296,8 +346,50 @@ class QueryCompiler(RelationalCompiler[Any, QueryString]):
             'SELECT COUNT(*) AS "total" FROM (SELECT 1 FROM ({}) AS "keys" LIMIT {}) AS "capped"', opaque(keys), limit
         )
 
+    def listed_rows(  # noqa: D102
+        self,
+        source: Joins,
+        condition: QueryString | None,
+        selected: Sequence[tuple[str, Any]],
+        *,
+        distinct: bool = False,
+        grouped: int = 0,
+    ) -> QueryString:
+        return select_statement(
+            self.table, _labelled(selected), where=condition, joined=source.items, distinct=distinct, grouped=grouped
+        )
+
+    def derived(self, statement: QueryString, name: str) -> Derived:  # noqa: D102
+        return Derived(statement, name)
+
+    def derived_column(self, derived: Derived, label: str) -> QueryString:  # noqa: D102
+        return QueryString(f'"{derived.name}"."{label}"')
+
+    def from_derived(  # noqa: D102
+        self,
+        derived: Derived,
+        selected: Sequence[tuple[str, Any]],
+        *,
+        grouped: int = 0,
+        order: Sequence[QueryString] = (),
+        limit: int | None = None,
+    ) -> QueryString:
+        labelled = _labelled(selected)
+        # Only labels and the derived table's name, never a client's text, enter the template.
+        template = "SELECT " + ", ".join("{}" for _ in labelled) + f' FROM ({{}}) AS "{derived.name}"'  # noqa: S608
+        args: list[Any] = [*labelled, opaque(derived.statement)]
+        if grouped:
+            template += f" GROUP BY {_positions(grouped)}"
+        if order:
+            template += " ORDER BY " + ", ".join("{}" for _ in order)
+            args.extend(order)
+        if limit is not None:
+            template += " LIMIT {}"
+            args.append(int(limit))
+        return QueryString(template, *args)
+
     # -- paths --------------------------------------------------------------------------------
-    def start(self, source: None) -> Place:  # noqa: D102
+    def start(self, source: Joins | None) -> Place:  # noqa: D102
         return self.table, self.table
 
     def relation(self, place: Place, name: str) -> Relation:  # noqa: D102
@@ -306,7 +398,7 @@ class QueryCompiler(RelationalCompiler[Any, QueryString]):
     def is_to_many(self, relation: Relation) -> bool:  # noqa: D102
         return relation.to_many
 
-    def join(self, source: None, place: Place, steps: tuple[str, ...], relation: Relation) -> Place:  # noqa: D102
+    def join(self, source: Joins | None, place: Place, steps: tuple[str, ...], relation: Relation) -> Place:  # noqa: D102
         # Piccolo names one alias per foreign-key chain (``things$owner$users$role``).
         return relation.target, getattr(place[1], relation.column._meta.name)
 
@@ -334,6 +426,32 @@ class QueryCompiler(RelationalCompiler[Any, QueryString]):
         linked = self.all_of([*parts, condition])
         subquery = select_statement(relation.link_table, [QueryString("{}", back)], where=linked)
         return QueryString("{} IN ({})", key, opaque(subquery))
+
+    def join_many(self, source: Joins, place: Place, relation: Relation, reach: Reach) -> QueryString:  # noqa: D102
+        key = _column(place[1], relation.key._meta.name)
+        # The related rows as ``semi_join_many`` reads them: through the joining table's second key for a
+        # many-to-many relation, the related table itself for a reverse key.
+        anchor = relation.secondary if relation.secondary is not None else relation.target
+        inner = Joins(f"{source.prefix}{len(source.items)}_")
+        value, allowed = reach(inner, (relation.target, anchor))
+        back = relation.column
+        parts = [QueryString("{} IS NOT NULL", back)]
+        if relation.secondary is not None:
+            # A joining row whose key names no row is no related row (the related table is LEFT JOINed).
+            target_key = relation.secondary._foreign_key_meta.resolved_target_column
+            parts.append(QueryString("{} IS NOT NULL", getattr(anchor, target_key._meta.name)))
+        if allowed is not None:
+            parts.append(allowed)
+        selected = _labelled([("listing_owner", back), ("listing_value", value)])
+        rows = select_statement(relation.link_table, selected, where=self.all_of(parts), joined=inner.items)
+        name = source.alias()
+        source.add(
+            QueryString(f'({{}}) AS "{name}"', opaque(rows)), QueryString(f'"{name}"."listing_owner" = {{}}', key)
+        )
+        return QueryString(f'"{name}"."listing_value"')
+
+    def join_sql(self, source: Joins, template: str, condition: QueryString, *values: Any) -> None:  # noqa: D102
+        source.add(self.sql(template, ValueType.TEXT, *values), condition)
 
     def field(self, place: Place, name: str) -> Column | QueryString:
         """The column of field ``name`` of ``place``'s table, reached through its anchor's joins, or under its alias."""

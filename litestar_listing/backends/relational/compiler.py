@@ -3,8 +3,9 @@
 ``RelationalCompiler`` owns every rule: the WHERE clause, each operator of the registry and its NULL
 rule, relation paths (one join alias per to-one path, semi-joins for to-many paths and for to-one
 paths a condition never holds for NULL on), ordering with NULLS LAST, keyset conditions and the
-deferred join for deep pages. A dialect (SQLAlchemy, Piccolo) subclasses it and supplies only
-primitives: columns, comparisons, LIKE rendering, joins, semi-joins, row values and statements.
+deferred join for deep pages, and the statement that counts a facet's values. A dialect
+(SQLAlchemy, Piccolo) subclasses it and supplies only primitives: columns, comparisons, LIKE
+rendering, joins, semi-joins, row values and statements.
 """
 
 from __future__ import annotations
@@ -24,16 +25,19 @@ from litestar_listing.core.query import FieldPath, Filter, ListQuery, OrderTerm,
 from litestar_listing.core.text import LikePattern, contains_pattern
 
 if TYPE_CHECKING:
+    from litestar_listing.core.facets import Facet, FacetQuery
     from litestar_listing.core.parts import PartOf, Span
     from litestar_listing.core.schema import ModelGraph
 
 __all__ = (
     "CANDIDATE_LIMIT",
     "DEFERRED_OFFSET",
+    "FACET_LABELS",
     "KEY_LABEL",
     "TOTAL_LABEL",
     "Continue",
     "Policies",
+    "Reach",
     "RelationalCompiler",
     "SearchForm",
     "TextMatch",
@@ -49,6 +53,13 @@ KEY_LABEL = "_listing_key_"
 
 TOTAL_LABEL = "_listing_total"
 """The label of the total a page statement selects with its rows (``RelationalCompiler.counts_in_page``)."""
+
+FACET_LABELS = ("listing_value", "listing_count", "listing_groups", "listing_rows")
+"""The labels of what each row of a facet statement selects, in order (``RelationalCompiler.facet_statement``):
+a value, the listed rows holding it, then the number of values and the sum of their counts (before the limit)."""
+
+_TIE_LABEL = "listing_tie"
+_OWNER_LABEL = "listing_owner_"
 
 CANDIDATE_LIMIT = 1_000
 """Up to this many candidate rows, whatever the table's size, a search whose fields are indexed reads
@@ -77,6 +88,16 @@ class Continue(Protocol):
     """Walks the rest of a path from ``place`` inside a subquery of ``source``; returns its condition."""
 
     def __call__(self, source: Any, place: Any, *, semi: bool) -> Any: ...  # noqa: D102
+
+
+class Reach(Protocol):
+    """Walks the rest of a path from ``place``, the related row of a to-many relation, inside a statement of ``source``.
+
+    Returns the value the path reaches there, and the condition on the related row (its model's row
+    policy), None for none.
+    """
+
+    def __call__(self, source: Any, place: Any) -> tuple[Any, Any]: ...  # noqa: D102
 
 
 Policies = Mapping[str, Policy]
@@ -405,6 +426,164 @@ class RelationalCompiler(ABC, Generic[Expression, Statement]):
             return self.computed[path.field]
         return self.sortable(self.predicate(source, path, lambda column: column, semi=False, policies=policies))
 
+    # -- facets -------------------------------------------------------------------------------
+    def facet_statement(self, query: FacetQuery, facet: Facet) -> Statement:
+        """The statement that counts the values of ``facet`` among the rows of ``query.counted(facet)`` (docs: facets).
+
+        The rows the list itself reads (``where``: the base, the listed model's policy, forced
+        filters, the client's filters, the search) grouped by the facet's value (``facet_value``),
+        counted per value; ranked in a statement around that: the count descending, then the value
+        ascending (text in the database's collation, as a list orders it) with NULL after the values
+        of its count (``core.facets.ranked``), ``query.limit`` rows. Each row selects what
+        ``FACET_LABELS`` name: the value, its count, and, before the limit, the number of values
+        and the sum of all counts (window aggregates).
+
+        A facet whose rows may hold several values (``counts_keys``) counts distinct listed rows
+        per value: the distinct pairs of a listed row's primary key and a value are grouped. Values
+        are grouped as equality compares them (``exact``).
+        """
+        counted = query.counted(facet)
+        source = self.source()
+        condition = self.where(source, counted)
+        value = self.facet_value(source, facet, self.policies(counted))
+        grouped, tie = self.exact(value), self.sortable(value)
+        ties = tie is not grouped  # the value orders otherwise than it groups (a collation that merges text)
+        label, count_label, groups_label, rows_label = FACET_LABELS
+        values = [(label, grouped), *([(_TIE_LABEL, tie)] if ties else [])]
+        if self.counts_keys(facet):
+            keys = [
+                (f"{KEY_LABEL}{index}", self.field(self.start(source), name))
+                for index, name in enumerate(self.graph.root_entity.pk)
+            ]
+            pairs = self.derived(self.listed_rows(source, condition, [*keys, *values], distinct=True), "listing_pairs")
+            values = [(name, self.derived_column(pairs, name)) for name, _ in values]
+            counts = self.from_derived(pairs, self._counted(values), grouped=1)
+        else:
+            counts = self.listed_rows(source, condition, self._counted(values), grouped=1)
+        groups = self.derived(counts, "listing_facet")
+        value, count = self.derived_column(groups, label), self.derived_column(groups, count_label)
+        order = [self.ordered(count, descending=True, nulls_last=False)]
+        if ties:
+            order.append(self.ordered(self.derived_column(groups, _TIE_LABEL), descending=False, nulls_last=True))
+        order.append(self.ordered(value, descending=False, nulls_last=True))
+        selected = [
+            (label, value),
+            (count_label, count),
+            (groups_label, self.window_count()),
+            (rows_label, self.sql("SUM({0}) OVER ()", ValueType.INTEGER, count)),
+        ]
+        return self.from_derived(groups, selected, order=order, limit=query.limit)
+
+    def _counted(self, values: Sequence[tuple[str, Expression]]) -> list[tuple[str, Expression]]:
+        """The select list of one group: its value, its rows, and the value it orders by where that differs."""
+        (label, value), *tie = values
+        counted = [(label, value), (FACET_LABELS[1], self.sql("COUNT(*)", ValueType.INTEGER))]
+        return counted + [(name, self.sql("MIN({0})", ValueType.TEXT, expression)) for name, expression in tie]
+
+    def counts_keys(self, facet: Facet) -> bool:
+        """Whether ``facet``'s statement counts distinct listed rows per value, not rows.
+
+        A facet whose rows may hold several values (``Facet.many``: a to-many path, a JSON list), or
+        a base statement that may read a row more than once (``merges_rows``).
+        """
+        return facet.many or self.merges_rows
+
+    @property
+    def merges_rows(self) -> bool:
+        """Whether the base statement merges rows it reads more than once (``DISTINCT``); a dialect overrides it."""
+        return False
+
+    def sums_total(self, query: FacetQuery, facet: Facet) -> bool:
+        """Whether the list's total is the sum of ``facet``'s counts (``FACET_LABELS``' last), so no count need run.
+
+        For a facet that counts each listed row once (``counts_keys`` false), under the list's own
+        query: none of its filters left out (docs: facets, "The answer").
+        """
+        return not self.counts_keys(facet) and query.counted(facet) is query.query
+
+    def facet_value(self, source: Any, facet: Facet, policies: Policies = _NO_POLICIES) -> Expression:
+        """The value of ``facet`` on the rows of ``source``: what its rows are grouped by (docs: facets).
+
+        A to-one step joins one alias per path, as ordering does, and a related row that is missing
+        or outside its model's policy reads NULL. A to-many step LEFT JOINs the related rows that
+        exist and that their model's policy lets through, each with the value the rest of the path
+        reaches from it (``join_many``), so a listed row without any reads NULL once. A JSON key reads
+        its value of the declared type (``json_value``), a list key each element of that type
+        (``join_elements``); a part of a date its integer or date (``facet_part``).
+        """
+        part = facet.part
+
+        def leaf(value: Any) -> Expression:
+            return value if part is None else self.facet_part(value, part)
+
+        return self._reach(source, self.start(source), self.graph.root, facet.path, leaf, policies)
+
+    def _reach(
+        self,
+        source: Any,
+        place: Any,
+        entity: str,
+        path: FieldPath,
+        leaf: Callable[[Any], Expression],
+        policies: Policies,
+    ) -> Expression:
+        # The policies of the to-one rows joined so far: outside any of them, the path reads NULL.
+        guards: list[Expression] = []
+        for index, step in enumerate(path.relations):
+            relation = self.relation(place, step)
+            target = self.graph.entities[entity].relations[step].target
+            if self.is_to_many(relation):
+                rest = FieldPath(path.segments[index + 1 :], path.key)
+                value = self.join_many(source, place, relation, self._related(target, rest, leaf, policies))
+                return self.guarded(value, self.all_of(guards)) if guards else value
+            place = self.join(source, place, path.relations[: index + 1], relation)
+            entity = target
+            guard = self.policy_condition(place, entity, policies)
+            if guard is not None:
+                guards.append(guard)
+        value = self.field(place, path.field)
+        value = self.guarded(value, self.all_of(guards)) if guards else value
+        key = path.key
+        if key is None:
+            return leaf(value)
+        return leaf(self.join_elements(source, value, key) if key.many else self.json_value(value, key))
+
+    def _related(self, entity: str, rest: FieldPath, leaf: Callable[[Any], Expression], policies: Policies) -> Reach:
+        def reach(source: Any, place: Any) -> tuple[Expression, Expression | None]:
+            value = self._reach(source, place, entity, rest, leaf, policies)
+            return value, self.policy_condition(place, entity, policies)
+
+        return reach
+
+    def join_elements(self, source: Any, document: Any, key: JsonKey) -> Expression:
+        """Each element of the key's type in the list at ``key`` of ``document``, LEFT JOINed in ``source``.
+
+        ``Database.json_elements`` over the document, ON the document holding a list there and the
+        element being of the key's type (``JsonKey.values``): a row whose list holds none reads NULL once.
+        """
+        found = self.database
+        element = self.sql(found.json_element[key.type], key.type)
+        listed = self.is_null(self.json_list(document, key), null=False)
+        condition = self.all_of([listed, self.is_null(element, null=False)])
+        self.join_sql(source, found.json_template(found.json_elements, key.keys), condition, document)
+        return element
+
+    def facet_part(self, value: Any, part: PartOf) -> Expression:
+        """``part`` of the date at ``value``, every part computed per row (``part``); of a JSON key's text, its year."""
+        if not part.text:
+            return self.part(value, part)
+        if part.name != "year":
+            msg = f"the part {part.name!r} of a JSON key's date text is not defined"
+            raise ValueError(msg)
+        return self.sql(self.database.text_year, ValueType.INTEGER, value)
+
+    def exact(self, value: Expression) -> Expression:
+        """``value`` as equality compares it: exactly, text by code point (docs: design, "Case and patterns").
+
+        The value itself, unless the database's collation merges values (a dialect overrides it).
+        """
+        return value
+
     # -- nodes --------------------------------------------------------------------------------
     def _leaf(self, item: Filter) -> Callable[[Any], Expression]:
         build = dispatch(self, "op", item.operator.name, key=item.key or item.name)
@@ -580,7 +759,9 @@ class RelationalCompiler(ABC, Generic[Expression, Statement]):
         return self.sql(found.json_template(found.json_list, key.keys), ValueType.INTEGER, document)
 
     def part(self, column: Any, part: PartOf) -> Expression:
-        """The integer ``part`` of the date or datetime ``column``, in UTC, by the database's SQL.
+        """The ``part`` of the date or datetime ``column``, in UTC, by the database's SQL.
+
+        An integer, a date for ``date`` (``Part.type``).
 
         ``Database.parts`` holds the SQL of each part per database (a template of the column), and
         ``Database.utc`` the SQL that reads an offset-carrying column in UTC first.
@@ -589,7 +770,7 @@ class RelationalCompiler(ABC, Generic[Expression, Statement]):
         template = found.parts[part.name]
         if part.field_type is ValueType.DATETIME and part.aware:
             template = template.format(found.utc)
-        return self.sql(template, ValueType.INTEGER, column)
+        return self.sql(template, part.part.type, column)
 
     # -- operators (one per entry of core.operators.OPERATORS) --------------------------------
     def _compare(self, name: str, column: Any, value: Any) -> Expression:
@@ -761,6 +942,58 @@ class RelationalCompiler(ABC, Generic[Expression, Statement]):
         """``SELECT COUNT(*)`` of the rows of ``keys``, ``limit`` at most: their reading stops there.
 
         Selects one column, as ``total_statement`` does.
+        """
+
+    @abstractmethod
+    def listed_rows(
+        self,
+        source: Any,
+        condition: Expression | None,
+        selected: Sequence[tuple[str, Expression]],
+        *,
+        distinct: bool = False,
+        grouped: int = 0,
+    ) -> Statement:
+        """``SELECT [DISTINCT] <selected, labelled> FROM <the listed rows, source's joins> WHERE <condition>``.
+
+        The rows of the base statement; with ``grouped``, ``GROUP BY`` the first ``grouped`` columns
+        selected, by position (an expression with parameters is never written twice).
+        """
+
+    @abstractmethod
+    def derived(self, statement: Statement, name: str) -> Any:
+        """``(<statement>) AS <name>``: a FROM item of ``statement``'s rows (``derived_column``, ``from_derived``)."""
+
+    @abstractmethod
+    def derived_column(self, derived: Any, label: str) -> Expression:
+        """The column labelled ``label`` of a ``derived`` FROM item."""
+
+    @abstractmethod
+    def from_derived(
+        self,
+        derived: Any,
+        selected: Sequence[tuple[str, Expression]],
+        *,
+        grouped: int = 0,
+        order: Sequence[Expression] = (),
+        limit: int | None = None,
+    ) -> Statement:
+        """``SELECT <selected, labelled> FROM <derived> [GROUP BY <the first grouped>] [ORDER BY] [LIMIT]``."""
+
+    @abstractmethod
+    def join_many(self, source: Any, place: Any, relation: Any, reach: Reach) -> Expression:
+        """The value ``reach`` reads from each related row of the to-many ``relation`` at ``place``.
+
+        A statement of its own (uncorrelated) reads the related rows that exist (a link naming no
+        row is none) and meet the condition ``reach`` returns, each with its value and the keys
+        that tie it to ``place``; ``source`` LEFT JOINs it on those keys.
+        """
+
+    @abstractmethod
+    def join_sql(self, source: Any, template: str, condition: Expression, *values: Any) -> None:
+        """LEFT JOIN, in ``source``, the FROM item of the SQL ``template`` ON ``condition``.
+
+        ``values`` go in place of the template's ``{0}``, ``{1}``...
         """
 
     # -- dialect primitives: paths ------------------------------------------------------------

@@ -1,7 +1,8 @@
 """SQLAlchemy's primitives for the shared relational compiler: ``Select`` statements and column expressions.
 
 To-one paths join with one LEFT OUTER JOIN alias per path; to-many paths become correlated EXISTS
-subqueries, so no row repeats and totals are exact (docs: design, "Relation paths").
+subqueries, so no row repeats and totals are exact (docs: design, "Relation paths"). A facet's
+to-many rows are a derived table LEFT JOINed on its keys (docs: facets).
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from sqlalchemy import (
     Numeric,
     Select,
     String,
+    Subquery,
+    TableClause,
     Uuid,
     and_,
     bindparam,
@@ -48,7 +51,7 @@ from sqlalchemy.sql import operators
 from sqlalchemy.sql.visitors import InternalTraversal
 
 from litestar_listing.backends._sqlite import FOLD_FUNCTION
-from litestar_listing.backends.relational.compiler import Continue, RelationalCompiler
+from litestar_listing.backends.relational.compiler import Continue, Reach, RelationalCompiler
 from litestar_listing.backends.relational.databases import DATABASES, PLACEHOLDER, Database
 from litestar_listing.backends.relational.shapes import Slot
 from litestar_listing.backends.sqlalchemy.introspection import attribute_key, model_graph
@@ -64,7 +67,7 @@ Place = tuple[Entity, tuple[str, ...]]  # an entity and the to-one steps that jo
 
 
 class _Source:
-    """The to-one joins of one FROM clause: the main statement or one EXISTS subquery."""
+    """The joins of one FROM clause (the main statement or one subquery): to-one aliases, a facet's to-many rows."""
 
     def __init__(self, root: Entity) -> None:
         self.root = root
@@ -79,20 +82,30 @@ class _Source:
             self.joins.append((alias, getattr(parent, relationship.key).of_type(alias)))
         return alias
 
+    def attach(self, item: Any, onclause: ColumnElement[Any]) -> None:
+        """LEFT JOIN ``item`` (a derived table, a table-valued FROM item) ON ``onclause``, after the joins so far."""
+        self.joins.append((item, onclause))
+
     def apply(self, statement: Select[Any]) -> Select[Any]:
         for alias, onclause in self.joins:
             statement = statement.outerjoin(alias, onclause)
         return statement
 
 
-def _correlate(parent: Entity, relationship: Any, child: Entity) -> tuple[list[tuple[Any, Any]], ColumnElement[bool]]:
-    """Extra FROMs (with their join conditions) and the condition tying ``child`` rows to ``parent``."""
+def _owners(
+    parent: Entity, relationship: Any, child: Entity
+) -> tuple[list[tuple[Any, Any]], list[tuple[ColumnElement[Any], ColumnElement[Any]]]]:
+    """Extra FROMs of ``child`` rows (with their join conditions), and the columns that tie them to ``parent``.
+
+    Pairs of a ``parent`` column and the one read beside a ``child`` row that holds its value: the
+    row's own column, or the link table's.
+    """
     if relationship.secondary is None:
-        conditions = [
-            getattr(parent, attribute_key(parent, local)) == getattr(child, attribute_key(child, remote))
+        pairs = [
+            (getattr(parent, attribute_key(parent, local)), getattr(child, attribute_key(child, remote)))
             for local, remote in relationship.local_remote_pairs
         ]
-        return [], and_(*conditions)
+        return [], pairs
     secondary = relationship.secondary.alias()
     to_child = and_(
         *(
@@ -100,13 +113,22 @@ def _correlate(parent: Entity, relationship: Any, child: Entity) -> tuple[list[t
             for target, link in relationship.secondary_synchronize_pairs
         )
     )
-    to_parent = and_(
-        *(
-            getattr(parent, attribute_key(parent, source)) == secondary.c[link.key]
-            for source, link in relationship.synchronize_pairs
-        )
-    )
-    return [(secondary, to_child)], to_parent
+    pairs = [
+        (getattr(parent, attribute_key(parent, source)), secondary.c[link.key])
+        for source, link in relationship.synchronize_pairs
+    ]
+    return [(secondary, to_child)], pairs
+
+
+def _correlate(parent: Entity, relationship: Any, child: Entity) -> tuple[list[tuple[Any, Any]], ColumnElement[bool]]:
+    """Extra FROMs (with their join conditions) and the condition tying ``child`` rows to ``parent``."""
+    froms, pairs = _owners(parent, relationship, child)
+    return froms, and_(*(own == owner for own, owner in pairs))
+
+
+def _positions(count: int) -> list[ColumnElement[Any]]:
+    """``GROUP BY 1, 2...``: the first ``count`` columns selected, by position."""
+    return [literal_column(str(position)) for position in range(1, count + 1)]
 
 
 class StatementCompiler(RelationalCompiler[ColumnElement[Any], Select[Any]]):
@@ -237,6 +259,44 @@ class StatementCompiler(RelationalCompiler[ColumnElement[Any], Select[Any]]):
         rows: Select[Any] = select(literal_column("1")).select_from(keys.subquery()).limit(limit)
         return select(func.count()).select_from(rows.subquery())
 
+    @property
+    def merges_rows(self) -> bool:
+        """Whether the base statement is ``DISTINCT`` (SQLAlchemy keeps it in ``_distinct`` and ``_distinct_on``)."""
+        return bool(getattr(self.base, "_distinct", False) or getattr(self.base, "_distinct_on", ()))
+
+    def listed_rows(  # noqa: D102
+        self,
+        source: _Source,
+        condition: ColumnElement[Any] | None,
+        selected: Sequence[tuple[str, ColumnElement[Any]]],
+        *,
+        distinct: bool = False,
+        grouped: int = 0,
+    ) -> Select[Any]:
+        rows = self._where(source.apply(self.base), condition).with_only_columns(
+            *(value.label(label) for label, value in selected), maintain_column_froms=True
+        )
+        rows = rows.order_by(None).group_by(*_positions(grouped))
+        return rows.distinct() if distinct else rows
+
+    def derived(self, statement: Select[Any], name: str) -> Subquery:  # noqa: D102
+        return statement.subquery(name)
+
+    def derived_column(self, derived: Subquery, label: str) -> ColumnElement[Any]:  # noqa: D102
+        return derived.c[label]
+
+    def from_derived(  # noqa: D102
+        self,
+        derived: Subquery,
+        selected: Sequence[tuple[str, ColumnElement[Any]]],
+        *,
+        grouped: int = 0,
+        order: Sequence[ColumnElement[Any]] = (),
+        limit: int | None = None,
+    ) -> Select[Any]:
+        rows = select(*(value.label(label) for label, value in selected)).select_from(derived)
+        return rows.group_by(*_positions(grouped)).order_by(*order).limit(limit)
+
     # -- paths --------------------------------------------------------------------------------
     def start(self, source: _Source) -> Place:  # noqa: D102
         return source.root, ()
@@ -270,6 +330,24 @@ class StatementCompiler(RelationalCompiler[ColumnElement[Any], Select[Any]]):
         for table, onclause in froms:
             subquery = subquery.join(table, onclause)
         return exists(inner_source.apply(subquery).where(correlation, condition))
+
+    def join_many(self, source: _Source, place: Place, relation: Any, reach: Reach) -> ColumnElement[Any]:  # noqa: D102
+        child = aliased(relation.mapper.class_)
+        inner_source = _Source(child)
+        value, allowed = reach(inner_source, self.start(inner_source))
+        froms, pairs = _owners(place[0], relation, child)
+        owners = [owner.label(f"listing_owner_{index}") for index, (_, owner) in enumerate(pairs)]
+        rows: Select[Any] = select(value.label("listing_value")).add_columns(*owners).select_from(child)
+        for table, onclause in froms:
+            rows = rows.join(table, onclause)  # an inner join: a link naming no row reaches none
+        related = self._where(inner_source.apply(rows), allowed).subquery()
+        source.attach(
+            related, and_(*(own == related.c[owner.name] for (own, _), owner in zip(pairs, owners, strict=True)))
+        )
+        return related.c.listing_value
+
+    def join_sql(self, source: _Source, template: str, condition: ColumnElement[Any], *values: Any) -> None:  # noqa: D102
+        source.attach(_FromTemplate(template, values), condition)
 
     def field(self, place: Place, name: str) -> ColumnElement[Any]:  # noqa: D102
         return getattr(place[0], name)  # type: ignore[no-any-return]
@@ -424,6 +502,10 @@ class MariaDBStatementCompiler(StatementCompiler):
         folded = self.sql("LOWER({0})", ValueType.TEXT, self._in(column, FOLD_COLLATION)).collate(EXACT_COLLATION)
         return folded.like(fold_case(pattern.to_like()), escape=LIKE_ESCAPE)
 
+    def exact(self, value: ColumnElement[Any]) -> ColumnElement[Any]:
+        """Text in ``EXACT_COLLATION``, which merges no two texts; other values as they are."""
+        return self._in(value, EXACT_COLLATION) if self._text(value) else value
+
     def sortable(self, value: ColumnElement[Any]) -> ColumnElement[Any]:
         """A native UUID by its text, as the other databases order it.
 
@@ -506,9 +588,38 @@ class _Condition(_Template):
     _is_implicitly_boolean = True
 
 
+class _FromTemplate(TableClause):
+    """SQL text that is a FROM item, its alias included: ``template`` with expressions in place of ``{0}``..."""
+
+    inherit_cache = True
+    _traverse_internals = [
+        ("template", InternalTraversal.dp_string),
+        ("values", InternalTraversal.dp_clauseelement_tuple),
+    ]
+
+    def __init__(self, template: str, values: tuple[Any, ...]) -> None:
+        super().__init__("listing_from")
+        self.template = template
+        self.values = values
+
+
+@compiles(_FromTemplate)
+def _render_from(element: _FromTemplate, compiler: Any, from_linter: Any = None, **kw: Any) -> str:
+    if from_linter is not None:
+        # As SQLAlchemy registers an alias (the original, not a copy), joined to the FROMs its values
+        # read: the item is lateral to them, whatever its join condition names.
+        item = element._de_clone()  # type: ignore[no-untyped-call]  # noqa: SLF001
+        from_linter.froms[item] = element.name
+        for value in element.values:
+            clause = value.__clause_element__() if hasattr(value, "__clause_element__") else value
+            from_linter.edges.update((read._de_clone(), item) for read in clause._from_objects)  # noqa: SLF001
+    kw.pop("asfrom", None)
+    return _render_template(element, compiler, **kw)
+
+
 @compiles(_Condition)
 @compiles(_Template)
-def _render_template(element: _Template, compiler: Any, **kw: Any) -> str:
+def _render_template(element: _Template | _FromTemplate, compiler: Any, **kw: Any) -> str:
     # A driver whose parameters are written ``%(name)s`` reads a lone ``%`` of the SQL as one.
     template = element.template.replace("%", "%%") if compiler.preparer._double_percents else element.template  # noqa: SLF001
     pieces = PLACEHOLDER.split(template)
