@@ -216,6 +216,14 @@ class ReadSnapshot:
 
         return await self._call(rows)
 
+    async def fetch_all(self, statements: Sequence[tuple[str, Sequence[Any]]]) -> list[list[Any]]:
+        """The rows of each of ``statements`` (``(sql, qmark parameters)``) in turn: one thread hop."""
+
+        def rows(connection: sqlite3.Connection) -> list[list[Any]]:
+            return [connection.execute(*statement).fetchall() for statement in statements]
+
+        return await self._call(rows)
+
     async def fetch_page(
         self, page: tuple[str, Sequence[Any]], total: tuple[str, Sequence[Any]], counts: Callable[[int], bool]
     ) -> tuple[list[Any], list[Any] | None]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit
 
 from piccolo.columns import Column
@@ -21,7 +21,6 @@ from litestar_listing.backends.base import (
     Computed,
     IndexedSearch,
     ListContext,
-    Page,
     TrigramTable,
     driver_unavailable,
     read_models,
@@ -48,7 +47,7 @@ from litestar_listing.backends.piccolo.readers import (
 from litestar_listing.backends.piccolo.sqlite import prepare_engine, read_pool
 from litestar_listing.backends.relational.compiler import SearchForm, trigram_lookup
 from litestar_listing.backends.relational.databases import Database
-from litestar_listing.backends.relational.execution import Held, Reader, RelationalBackend, RunList
+from litestar_listing.backends.relational.execution import Held, Reader, RelationalBackend, Run
 from litestar_listing.backends.relational.indexes import Catalog
 from litestar_listing.backends.relational.replicas import Replica, ReplicaSet
 from litestar_listing.backends.relational.shapes import OFFSET, Slot
@@ -61,6 +60,8 @@ if TYPE_CHECKING:
     from piccolo.table import Table
 
 __all__ = ("PiccoloBackend",)
+
+ResultT = TypeVar("ResultT")
 
 _PageSelection = tuple[Node, list[QueryString], list[tuple[str, str]]]
 """The listed entity's plan, the page's select list, and ``(computed name, alias)`` pairs."""
@@ -310,7 +311,7 @@ class PiccoloBackend(RelationalBackend[Engine[Any], Engine[Any], QueryCompiler, 
     def held(self, handle: Engine[Any]) -> Held:  # noqa: D102
         return Held.NOTHING if handle.current_transaction.get() is None else Held.TRANSACTION
 
-    async def in_transaction(self, handle: Engine[Any], context: ListContext, run: RunList[Statements]) -> Page:
+    async def in_transaction(self, handle: Engine[Any], context: ListContext, run: Run[Statements, ResultT]) -> ResultT:
         """The list in a SAVEPOINT of the caller's transaction (``engine.transaction()``), rolled back to on error.
 
         On PostgreSQL a statement that fails (or is cancelled at the deadline) aborts the whole
@@ -320,14 +321,16 @@ class PiccoloBackend(RelationalBackend[Engine[Any], Engine[Any], QueryCompiler, 
         reader = TRANSACTION_READERS[engine_database(handle.engine_type).name](handle, transaction.connection, context)
         savepoint = await transaction.savepoint()
         try:
-            page = await run(reader)
+            answer = await run(reader)
         except BaseException:
             await savepoint.rollback_to()
             raise
         await savepoint.release()
-        return page
+        return answer
 
-    async def own(self, handle: Engine[Any], held: Held, context: ListContext, run: RunList[Statements]) -> Page:
+    async def own(
+        self, handle: Engine[Any], held: Held, context: ListContext, run: Run[Statements, ResultT]
+    ) -> ResultT:
         """The list on one connection of ``handle`` (PostgreSQL): pooled, or of the list's own without a pool.
 
         One pooled connection for the page, the total and the eager loads: under load, a request
@@ -371,7 +374,7 @@ class PiccoloBackend(RelationalBackend[Engine[Any], Engine[Any], QueryCompiler, 
     async def replica_lag(self, node: Engine[Any]) -> float | None:  # noqa: D102
         return await replica_lag(node)
 
-    async def on_replica(self, node: Engine[Any], context: ListContext, run: RunList[Statements]) -> Page:  # noqa: D102
+    async def on_replica(self, node: Engine[Any], context: ListContext, run: Run[Statements, ResultT]) -> ResultT:  # noqa: D102
         return await self.own(node, Held.NOTHING, context, run)
 
     def local(
@@ -419,6 +422,10 @@ class PiccoloBackend(RelationalBackend[Engine[Any], Engine[Any], QueryCompiler, 
             extras,
             guard,
         )
+
+    def executable(self, compiler: QueryCompiler, statement: QueryString) -> Compiled:
+        """``statement`` rendered for the compiler's database, its values left as slots (``Compiled``)."""
+        return Compiled.of(statement, compiler.dialect)
 
     async def items(  # noqa: D102
         self,

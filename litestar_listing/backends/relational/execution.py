@@ -2,10 +2,12 @@
 
 ``RelationalBackend.fetch`` chooses where the list runs (the route), takes the statements of the
 query's shape, runs the page, gets its total (told by the page, counted beside it on a second
-connection, estimated by the planner, or counted after it), and maps the driver's errors. The two
-backends supply small hooks: how they hold a connection (a ``Reader``), how the caller's own
-transaction is entered, which replicas they have, how statements are built for a shape, and how
-rows become items (docs: design, "Execution").
+connection, estimated by the planner, or counted after it), and maps the driver's errors.
+``RelationalBackend.facet_counts`` runs a facet request the same way: on the same route, under the
+same limits, one statement per facet then the list's count (docs: facets). The two backends supply
+small hooks: how they hold a connection (a ``Reader``), how the caller's own transaction is
+entered, which replicas they have, how statements are built for a shape, and how rows become items
+(docs: design, "Execution").
 
 The routes, first that applies:
 
@@ -31,18 +33,21 @@ from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 from litestar_listing.backends.base import TOTAL_MODES, Capabilities, IndexedSearch, ListContext, Page, TrigramTable
 from litestar_listing.backends.relational.compiler import SearchForm
 from litestar_listing.backends.relational.databases import SQLITE
+from litestar_listing.backends.relational.facets import facet_counts, summed_total, value_reader
 from litestar_listing.backends.relational.shapes import Shapes, shape_of
 from litestar_listing.backends.relational.totals import count_beside, total_of
+from litestar_listing.core.facets import FacetPage
 
 if TYPE_CHECKING:
     from litestar_listing.backends.relational.compiler import RelationalCompiler
     from litestar_listing.backends.relational.databases import Database
     from litestar_listing.backends.relational.replicas import ReplicaSet
     from litestar_listing.core.errors import UnavailableError
+    from litestar_listing.core.facets import FacetQuery
     from litestar_listing.core.query import ListQuery
     from litestar_listing.core.schema import FieldInfo, ModelGraph
 
-__all__ = ("Held", "Reader", "RelationalBackend", "Statements")
+__all__ = ("Held", "Reader", "RelationalBackend", "Run", "Statements")
 
 
 def _search_form(candidates: int, limit: int) -> SearchForm:
@@ -52,6 +57,9 @@ def _search_form(candidates: int, limit: int) -> SearchForm:
 
 Row = Any
 """A row as the ORM's driver returns it (SQLAlchemy's ``Row``, a dict of Piccolo's)."""
+
+Values = tuple[Any, ...]
+"""A row of a facet statement: its values in the order selected."""
 
 
 class Held(enum.Enum):
@@ -81,6 +89,7 @@ StatementsT = TypeVar("StatementsT", bound=Statements)
 CompilerT = TypeVar("CompilerT", bound="RelationalCompiler[Any, Any]")
 HandleT = TypeVar("HandleT")
 NodeT = TypeVar("NodeT")
+ResultT = TypeVar("ResultT")
 
 
 class Reader(ABC, Generic[StatementsT]):
@@ -136,9 +145,33 @@ class Reader(ABC, Generic[StatementsT]):
         """The planner's estimate of the rows the query matches, or None when it cannot be had."""
         return None
 
+    @abstractmethod
+    async def rows(self, statement: Any, values: Mapping[str, object]) -> list[Values]:
+        """The rows of one statement of the backend's (``RelationalBackend.executable``), each as a tuple."""
 
-RunList = Callable[[Reader[StatementsT]], Awaitable[Page]]
-"""Runs the list on a reader (``RelationalBackend._list``)."""
+    async def facet_rows(
+        self, statements: Sequence[Any], values: Mapping[str, object], counted: StatementsT | None
+    ) -> tuple[list[list[Values]], int | None]:
+        """The rows of each facet statement in turn, then ``counted``'s count: on this connection.
+
+        No statement starts once the list's time has run out (``ListContext.remaining``). A reader
+        that runs them all at once (a SQLite worker thread) overrides it.
+
+        Returns:
+            ``(rows of each statement, count)``: the count None without ``counted``.
+        """
+        found = []
+        for statement in statements:
+            self.context.remaining()
+            found.append(await self.rows(statement, values))
+        if counted is None:
+            return found, None
+        self.context.remaining()
+        return found, await self.count(counted, values)
+
+
+Run = Callable[[Reader[StatementsT]], Awaitable[ResultT]]
+"""Runs a list or a facet request on a reader (``RelationalBackend._list``, ``RelationalBackend._facets``)."""
 
 
 class RelationalBackend(ABC, Generic[HandleT, NodeT, CompilerT, StatementsT]):
@@ -154,6 +187,7 @@ class RelationalBackend(ABC, Generic[HandleT, NodeT, CompilerT, StatementsT]):
         row_policies=True,
         inherited_policies=True,
         count_in_page=True,
+        facets=True,
     )
     type_encoders: Mapping[Any, Callable[[Any], Any]] = MappingProxyType({})
     """The items hold values the application encodes already."""
@@ -164,6 +198,7 @@ class RelationalBackend(ABC, Generic[HandleT, NodeT, CompilerT, StatementsT]):
 
     def __init__(self) -> None:
         self._shapes: Shapes[StatementsT] = Shapes()
+        self._facet_shapes: Shapes[tuple[Any, ...]] = Shapes()
 
     @property
     def narrows_rows(self) -> bool:
@@ -192,28 +227,50 @@ class RelationalBackend(ABC, Generic[HandleT, NodeT, CompilerT, StatementsT]):
             ConfigurationError: No session or engine can be had, or ``context.load`` names no relation.
             UnavailableError: The database failed to answer (``unavailable``).
         """
+
+        async def run(reader: Reader[StatementsT]) -> Page:
+            return await self._list(reader, query, context)
+
+        return await self._mapped(context, run)
+
+    async def facet_counts(self, query: FacetQuery, context: ListContext) -> FacetPage:
+        """Count the facets of ``query`` and its list's total where the list would run (the routes above; docs: facets).
+
+        One statement per facet (``RelationalCompiler.facet_statement``), one after the other on the
+        list's connection under its limits, and the list's own count unless a facet's counts add
+        up to it (``sums_total``): beside the facets on a second connection where a list's count
+        would run there (``ListContext.parallel``), else after them.
+
+        Raises:
+            ConfigurationError: No session or engine can be had.
+            UnavailableError: The database failed to answer (``unavailable``).
+        """
+
+        async def run(reader: Reader[StatementsT]) -> FacetPage:
+            return await self._facets(reader, query, context)
+
+        return await self._mapped(context, run)
+
+    async def _mapped(self, context: ListContext, run: Run[StatementsT, ResultT]) -> ResultT:
+        """``run`` on the route of ``context`` (``_route``), the driver's errors mapped (``unavailable``)."""
         try:
-            return await self._route(query, context)
+            return await self._route(context, run)
         except Exception as error:
             mapped = self.unavailable(error)
             if mapped is None:
                 raise
             raise mapped from error
 
-    async def _route(self, query: ListQuery, context: ListContext) -> Page:
+    async def _route(self, context: ListContext, run: Run[StatementsT, ResultT]) -> ResultT:
         handle = self.handle(context)
         held = self.held(handle)
-
-        async def run(reader: Reader[StatementsT]) -> Page:
-            return await self._list(reader, query, context)
-
         if held is Held.TRANSACTION:
             return await self.in_transaction(handle, context, run)
         replicas = None if context.primary or held is not Held.NOTHING else self.replica_set(handle)
         if replicas:
-            page = await replicas.serve(self.replica_lag, lambda node: self.on_replica(node, context, run))
-            if page is not None:
-                return page
+            served = await replicas.serve(self.replica_lag, lambda node: self.on_replica(node, context, run))
+            if served is not None:
+                return served
         local = self.local(handle, context) if held is Held.NOTHING else None
         if local is not None:
             async with local as reader:
@@ -287,6 +344,38 @@ class RelationalBackend(ABC, Generic[HandleT, NodeT, CompilerT, StatementsT]):
         last_key = statements.last_key(rows[-1], len(query.order)) if context.keyset and rows else None
         return Page(items=items, total=total, total_mode="estimated" if estimated else "exact", last_key=last_key)
 
+    async def _facets(self, reader: Reader[StatementsT], query: FacetQuery, context: ListContext) -> FacetPage:
+        """The facets of ``query`` on ``reader``, and the list's total (``facet_counts``)."""
+        trigram_tables = context.trigram_tables if reader.database is SQLITE else frozenset()
+        compiler = self.compiler(reader.database, query.query, trigram_tables, context.indexed_search)
+        shape, values = shape_of(query.query)
+        asked = replace(query, query=shape)
+        statements = self._facet_shapes.get(
+            (compiler, asked),
+            lambda: tuple(self.executable(compiler, compiler.facet_statement(asked, facet)) for facet in asked.facets),
+        )
+        summed = next((index for index, facet in enumerate(asked.facets) if compiler.sums_total(asked, facet)), None)
+        counted = None
+        if summed is None:
+            # The list's own count, from the statements a list of this shape runs (and keeps).
+            plain = replace(context, keyset=False, load=(), count_in_page=False)
+            counted = self._shapes.get(
+                (compiler, shape, False, (), False, SearchForm.SCAN), lambda: self.build(compiler, shape, plain)
+            )
+        beside = await reader.count_apart(counted, values) if counted is not None and context.parallel else None
+        async with count_beside(beside) as counting, reader.limited():
+            found, total = await reader.facet_rows(statements, values, None if counting is not None else counted)
+            if counting is not None:
+                total = await counting
+        answered = tuple(
+            facet_counts(facet, rows, value_reader(compiler.graph, facet))
+            for facet, rows in zip(query.facets, found, strict=True)
+        )
+        if summed is not None:
+            total = summed_total(found[summed])
+        assert total is not None  # noqa: S101 - counted, or read from a facet's statement
+        return FacetPage(total, answered)
+
     # -- hooks --------------------------------------------------------------------------------
 
     @abstractmethod
@@ -302,11 +391,11 @@ class RelationalBackend(ABC, Generic[HandleT, NodeT, CompilerT, StatementsT]):
         """What ``handle`` holds now."""
 
     @abstractmethod
-    async def in_transaction(self, handle: HandleT, context: ListContext, run: RunList[StatementsT]) -> Page:
+    async def in_transaction(self, handle: HandleT, context: ListContext, run: Run[StatementsT, ResultT]) -> ResultT:
         """Run the list inside the caller's transaction, in a SAVEPOINT rolled back to on any error."""
 
     @abstractmethod
-    async def own(self, handle: HandleT, held: Held, context: ListContext, run: RunList[StatementsT]) -> Page:
+    async def own(self, handle: HandleT, held: Held, context: ListContext, run: Run[StatementsT, ResultT]) -> ResultT:
         """Run the list on the backend's own connection of ``handle`` (``held`` is not a transaction)."""
 
     def replica_set(self, handle: HandleT) -> ReplicaSet[NodeT] | None:
@@ -321,7 +410,7 @@ class RelationalBackend(ABC, Generic[HandleT, NodeT, CompilerT, StatementsT]):
         """The replay lag of the replica ``node`` in seconds (``replicas.LAG_QUERY``)."""
         raise NotImplementedError
 
-    async def on_replica(self, node: NodeT, context: ListContext, run: RunList[StatementsT]) -> Page:
+    async def on_replica(self, node: NodeT, context: ListContext, run: Run[StatementsT, ResultT]) -> ResultT:
         """Run the list on the replica ``node``."""
         raise NotImplementedError
 
@@ -353,6 +442,10 @@ class RelationalBackend(ABC, Generic[HandleT, NodeT, CompilerT, StatementsT]):
         statement selects the total too (``compile(total=True)``), which ``Statements.total_in`` reads.
         ``search_form`` goes to ``compile``: with ``SearchForm.PROBE`` the total statement is the probe.
         """
+
+    @abstractmethod
+    def executable(self, compiler: CompilerT, statement: Any) -> Any:
+        """A statement of ``compiler`` (a facet's) as its ``Reader.rows`` runs it, kept per query shape."""
 
     @abstractmethod
     async def items(

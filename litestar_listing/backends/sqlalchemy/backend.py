@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, nullcontext, suppress
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from sqlalchemy import ColumnElement, Engine, Join, Row, Select, TableClause, inspect, select, true
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
@@ -21,12 +21,11 @@ from litestar_listing.backends.base import (
     Computed,
     IndexedSearch,
     ListContext,
-    Page,
     TrigramTable,
     read_models,
 )
 from litestar_listing.backends.relational.compiler import SearchForm, trigram_lookup
-from litestar_listing.backends.relational.execution import Held, Reader, RelationalBackend, RunList
+from litestar_listing.backends.relational.execution import Held, Reader, RelationalBackend, Run
 from litestar_listing.backends.relational.indexes import Catalog
 from litestar_listing.backends.relational.replicas import Replica, ReplicaSet
 from litestar_listing.backends.relational.shapes import OFFSET, Slot
@@ -56,6 +55,7 @@ if TYPE_CHECKING:
 __all__ = ("SQLAlchemyBackend",)
 
 Sessions = async_sessionmaker[AsyncSession]
+ResultT = TypeVar("ResultT")
 
 
 class SQLAlchemyBackend(RelationalBackend[AsyncSession, Sessions, StatementCompiler, Statements]):
@@ -329,7 +329,9 @@ class SQLAlchemyBackend(RelationalBackend[AsyncSession, Sessions, StatementCompi
             return Held.TRANSACTION
         return Held.WRITES if has_writes(handle) else Held.NOTHING
 
-    async def in_transaction(self, handle: AsyncSession, context: ListContext, run: RunList[Statements]) -> Page:
+    async def in_transaction(
+        self, handle: AsyncSession, context: ListContext, run: Run[Statements, ResultT]
+    ) -> ResultT:
         """The list in a SAVEPOINT of the caller's transaction (its writes flushed first).
 
         A timeout or a store error rolls back to it and leaves the transaction, and its
@@ -338,7 +340,9 @@ class SQLAlchemyBackend(RelationalBackend[AsyncSession, Sessions, StatementCompi
         async with handle.begin_nested():
             return await run(SessionReader(handle, context, apart=False))
 
-    async def own(self, handle: AsyncSession, held: Held, context: ListContext, run: RunList[Statements]) -> Page:
+    async def own(
+        self, handle: AsyncSession, held: Held, context: ListContext, run: Run[Statements, ResultT]
+    ) -> ResultT:
         """The list in a transaction of its own on the session, rolled back if the list fails.
 
         The caller's next statement then starts afresh instead of meeting an aborted transaction.
@@ -357,7 +361,7 @@ class SQLAlchemyBackend(RelationalBackend[AsyncSession, Sessions, StatementCompi
     async def replica_lag(self, node: Sessions) -> float | None:  # noqa: D102
         return await replica_lag(node)
 
-    async def on_replica(self, node: Sessions, context: ListContext, run: RunList[Statements]) -> Page:  # noqa: D102
+    async def on_replica(self, node: Sessions, context: ListContext, run: Run[Statements, ResultT]) -> ResultT:  # noqa: D102
         async with node() as session:
             return await run(SessionReader(session, context, apart=True))
 
@@ -429,6 +433,10 @@ class SQLAlchemyBackend(RelationalBackend[AsyncSession, Sessions, StatementCompi
             unique=bool(context.load),
             total_at=1 + len(labels) if counted else None,
         )
+
+    def executable(self, compiler: StatementCompiler, statement: Select[Any]) -> Select[Any]:
+        """``statement`` read by position (``BY_POSITION``): its rows become tuples."""
+        return statement.execution_options(**BY_POSITION)
 
     async def items(  # noqa: D102
         self, reader: Reader[Statements], statements: Statements, rows: Sequence[Row[Any]], context: ListContext

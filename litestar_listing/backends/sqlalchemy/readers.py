@@ -211,6 +211,14 @@ class SessionReader(Reader[Statements]):
         """The count on the connection the page ran on."""
         return int((await self._execute(statements.total, values)).scalar_one())
 
+    async def rows(self, statement: Select[Any], values: Mapping[str, object]) -> list[tuple[Any, ...]]:
+        """The rows of a plain statement (a facet's) on the session's connection, its pending writes sent first."""
+        session = self.session
+        if session.sync_session.autoflush and has_writes(session):
+            await session.flush()
+        connection = await session.connection()
+        return [tuple(row) for row in await connection.execute(statement, values)]
+
     async def estimate(self, statements: Statements, values: Mapping[str, object], query: ListQuery) -> int | None:
         """PostgreSQL's estimate of the rows the total counts, or None if it cannot be had.
 
@@ -269,6 +277,24 @@ class EngineReader(Reader[Statements]):
         def run() -> int:
             with self.engine.connect() as connection:
                 return int(connection.execute(statements.total, values).scalar_one())
+
+        return await asyncio.get_running_loop().run_in_executor(None, run)
+
+    async def rows(self, statement: Select[Any], values: Mapping[str, object]) -> list[tuple[Any, ...]]:
+        """The rows of a plain statement in a worker call of its own."""
+        found, _ = await self.facet_rows([statement], values, None)
+        return found[0]
+
+    async def facet_rows(
+        self, statements: Sequence[Select[Any]], values: Mapping[str, object], counted: Statements | None
+    ) -> tuple[list[list[tuple[Any, ...]]], int | None]:
+        """Each facet statement's rows, then ``counted``'s count: one worker call, one connection."""
+
+        def run() -> tuple[list[list[tuple[Any, ...]]], int | None]:
+            with self.engine.connect() as connection:
+                found = [[tuple(row) for row in connection.execute(statement, values)] for statement in statements]
+                total = None if counted is None else int(connection.execute(counted.total, values).scalar_one())
+            return found, total
 
         return await asyncio.get_running_loop().run_in_executor(None, run)
 
