@@ -3,9 +3,10 @@
 The conformance database is made in ``utf8mb4_nopad_bin``, so that text orders as on the other
 servers. Here a table keeps MariaDB's default collation (``utf8mb4_general_ci``: case, accents and
 trailing spaces ignored), and every text operator must still answer as the query language says
-(docs: backends, "MariaDB"): the expected ids are computed in Python from the same rows. Also: a list
-that runs out of time puts the session's time limit back, on a pooled connection no transaction
-holds; and a MySQL server, or a MariaDB too old, is refused with a message.
+(docs: backends, "MariaDB"): the expected ids are computed in Python from the same rows, and a facet
+counts each text apart. Also: a list that runs out of time puts the session's time limit back, on a
+pooled connection no transaction holds; and a MySQL server, or a MariaDB too old, is refused with a
+message.
 """
 
 from __future__ import annotations
@@ -120,6 +121,23 @@ async def test_the_fold_collation_lowercases_every_character_as_python(engine: A
             assert len(got) == len(chunk)
             differ += [f"U+{ord(char):04X}" for char, low in zip(chunk, got, strict=True) if low != fold_case(char)]
     assert differ == []
+
+
+async def test_a_facet_counts_each_text_apart_whatever_the_collation(engine: AsyncEngine) -> None:
+    # Grouped as equality compares (docs: design, "Case and patterns"); equal counts ordered in the
+    # column's collation, as a list orders them (docs: facets, "The answer"): "a" before "RESUME",
+    # which code points put first.
+    backend = SQLAlchemyBackend(Word)
+    resource = Resource("words", backend, facet_fields=("text",))
+    asked = prepare(resource).parser.parse_facets([("facet", "text"), ("facet_limit", "100")], [])
+    async with AsyncSession(engine) as session:
+        answer = await backend.facet_counts(asked, ListContext(session=session))
+    (counted,) = answer.facets
+    values = [each.value for each in counted.values]
+    assert sorted(values) == sorted(WORDS)
+    assert {each.count for each in counted.values} == {1}
+    assert counted.distinct == answer.total == len(WORDS)
+    assert values.index("a") < values.index("RESUME")
 
 
 async def test_a_list_out_of_time_puts_the_session_limit_back(engine: AsyncEngine) -> None:
