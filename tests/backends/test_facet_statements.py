@@ -3,12 +3,14 @@
 The statements are read where the driver receives them: SQLAlchemy's cursor events (on the engine
 and on a SQLite file's read engine), the SQLite connections Piccolo opens (``FoldingConnection``)
 and asyncpg's connections. Only those reading the listed table count: a transaction's and a
-time limit's statements are not the request's work. The total must be the list's own.
+time limit's statements are not the request's work. The total must be the list's own. And a facet
+statement out of time is a timeout, as a list's is.
 """
 
 from __future__ import annotations
 
 import sqlite3
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
@@ -17,12 +19,18 @@ from urllib.parse import parse_qsl
 
 import asyncpg
 import pytest
-from sqlalchemy import event
+from piccolo.querystring import QueryString
+from sqlalchemy import event, text
 
-from litestar_listing.backends.base import FacetBackend
+from litestar_listing import UnavailableError
+from litestar_listing.backends.base import FacetBackend, ListingBackend
+from litestar_listing.backends.piccolo import PiccoloBackend
 from litestar_listing.backends.piccolo.sqlite import FoldingConnection
-from litestar_listing.backends.sqlalchemy import read_engine
+from litestar_listing.backends.relational.databases import DATABASES
+from litestar_listing.backends.sqlalchemy import SQLAlchemyBackend, read_engine
 from litestar_listing.plugin.prepared import prepare
+from litestar_listing.plugin.resource import Resource
+from tests.conformance import models, piccolo_tables
 from tests.conformance.targets import Target, target_fixture
 from tests.matrix import SELECTED, Store
 
@@ -107,3 +115,27 @@ async def test_one_statement_per_facet_and_at_most_one_count(
     assert (len(seen), sum("listing_facet" not in sql for _, sql in seen)) == (facets + counts, counts)
     if not parallel:
         assert len({connection for connection, _ in seen}) == 1  # one after the other, on the list's connection
+
+
+SLEEPS = {"postgresql": "pg_sleep(0.05) IS NOT NULL", "mariadb": "SLEEP(0.05) = 0"}
+"""A condition that holds after a twentieth of a second, on each server whose own time limit stops a statement."""
+
+
+async def test_a_facet_statement_out_of_time_is_a_timeout(target: Target) -> None:
+    database = DATABASES[target.id.split(":")[1]]
+    if not database.server_timeout:
+        pytest.skip(f"{database.name} stops no statement at a deadline (the statement guard has a fixed limit)")
+    # A base query that sleeps for each row: the facet's statement, over 31 rows, outlasts the deadline.
+    slow = SLEEPS[database.name]
+    backend: ListingBackend
+    if target.sessions is not None:
+        backend = SQLAlchemyBackend(models.Thing, statement=lambda listed: listed.where(text(slow)))
+    else:
+        backend = PiccoloBackend(piccolo_tables.Thing, engine=target.engine, where=QueryString(slow))
+    assert isinstance(backend, FacetBackend)
+    resource = Resource("things", backend, facet_fields=("status",))
+    asked = prepare(resource).parser.parse_facets([("facet", "status")], [])
+    async with target.context() as context:
+        with pytest.raises(UnavailableError) as raised:
+            await backend.facet_counts(asked, replace(context, deadline=time.monotonic() + 0.3))
+    assert raised.value.reason == "timeout"
