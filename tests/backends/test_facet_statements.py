@@ -3,8 +3,9 @@
 The statements are read where the driver receives them: SQLAlchemy's cursor events (on the engine
 and on a SQLite file's read engine), the SQLite connections Piccolo opens (``FoldingConnection``)
 and asyncpg's connections. Only those reading the listed table count: a transaction's and a
-time limit's statements are not the request's work. The total must be the list's own. And a facet
-statement out of time is a timeout, as a list's is.
+time limit's statements are not the request's work. The total must be the list's own. A facet
+request inside the caller's transaction sees its writes and leaves it usable, and a facet statement
+out of time is a timeout, as a list's is.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import sqlite3
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import replace
 from typing import Any
 from urllib.parse import parse_qsl
@@ -20,14 +21,15 @@ from urllib.parse import parse_qsl
 import asyncpg
 import pytest
 from piccolo.querystring import QueryString
-from sqlalchemy import event, text
+from sqlalchemy import event, select, text, update
 
-from litestar_listing import UnavailableError
+from litestar_listing import ListContext, UnavailableError
 from litestar_listing.backends.base import FacetBackend, ListingBackend
 from litestar_listing.backends.piccolo import PiccoloBackend
 from litestar_listing.backends.piccolo.sqlite import FoldingConnection
 from litestar_listing.backends.relational.databases import DATABASES
 from litestar_listing.backends.sqlalchemy import SQLAlchemyBackend, read_engine
+from litestar_listing.core.facets import FacetPage
 from litestar_listing.plugin.prepared import prepare
 from litestar_listing.plugin.resource import Resource
 from tests.conformance import models, piccolo_tables
@@ -115,6 +117,48 @@ async def test_one_statement_per_facet_and_at_most_one_count(
     assert (len(seen), sum("listing_facet" not in sql for _, sql in seen)) == (facets + counts, counts)
     if not parallel:
         assert len({connection for connection, _ in seen}) == 1  # one after the other, on the list's connection
+
+
+class _RollbackError(Exception):
+    """Ends the test's transaction: the target's rows stay as the fixture has them."""
+
+
+def statuses(page: FacetPage) -> dict[object, int]:
+    """The counts of the first facet of ``page``, by value."""
+    return {each.value: each.count for each in page.facets[0].values}
+
+
+async def test_inside_the_callers_transaction_the_facets_see_its_writes(target: Target) -> None:
+    resource = target.resources["things"]
+    backend = resource.backend
+    assert isinstance(backend, FacetBackend)
+    asked = prepare(resource).parser.parse_facets([("facet", "status")], [])
+    async with target.context() as context:
+        before = statuses(await backend.facet_counts(asked, context))
+    inside: dict[object, int] = {}
+    with suppress(_RollbackError):
+        if target.sessions is not None:
+            async with target.sessions() as session, session.begin():
+                thing = models.Thing
+                await session.execute(update(thing).where(thing.id == 1).values(status=models.Status.ARCHIVED))
+                inside = statuses(await backend.facet_counts(asked, ListContext(session=session)))
+                assert (await session.execute(select(thing.status).where(thing.id == 1))).scalar_one() == "archived"
+                raise _RollbackError
+        assert target.engine is not None
+        with piccolo_tables.bound(target.engine):
+            async with target.engine.transaction():
+                await piccolo_tables.Thing.update({piccolo_tables.Thing.status: "archived"}).where(
+                    piccolo_tables.Thing.id == 1
+                )
+                inside = statuses(await backend.facet_counts(asked, ListContext(session=target.engine)))
+                assert await piccolo_tables.Thing.select(piccolo_tables.Thing.status).where(
+                    piccolo_tables.Thing.id == 1
+                ).first() == {"status": "archived"}
+                raise _RollbackError
+    assert before["active"] - 1 == inside["active"]  # thing 1 was active
+    assert before["archived"] + 1 == inside["archived"]
+    async with target.context() as context:
+        assert statuses(await backend.facet_counts(asked, context)) == before
 
 
 SLEEPS = {"postgresql": "pg_sleep(0.05) IS NOT NULL", "mariadb": "SLEEP(0.05) = 0"}
