@@ -5,7 +5,8 @@ enumeration, boolean, integer, float, decimal, date, datetime, UUID), to-one pat
 relations, to-many paths (through a joining table, a reverse key, and a to-one step after one), the parts
 of dates and datetimes, JSON keys of every declared type, lists of them and keys of a related row's
 document, under filters, a search and row policies: the values, their types, their order, the number of
-values and the total must be the oracle's (docs: facets).
+values and the total must be the oracle's (docs: facets). A base statement that merges the rows it reads
+more than once (SQLAlchemy's ``DISTINCT``) counts each row once.
 """
 
 from __future__ import annotations
@@ -18,9 +19,11 @@ from urllib.parse import parse_qsl
 import pytest
 
 from litestar_listing.backends.base import FacetBackend
+from litestar_listing.backends.sqlalchemy import SQLAlchemyBackend
 from litestar_listing.core.facets import FacetPage
 from litestar_listing.plugin.prepared import prepare
 from litestar_listing.plugin.resource import Resource
+from tests.conformance import models
 from tests.conformance.cases import Case
 from tests.conformance.targets import THING_JSON_KEYS, THINGS_OPTIONS, Target, memory_target, target_fixture
 from tests.conformance.test_conformance import with_policies
@@ -118,3 +121,16 @@ async def test_every_path_counts_as_the_oracle(
     for start in range(0, len(PATHS), 8):  # Limits.max_facets a request
         query = f"facet={','.join(PATHS[start : start + 8])}&facet_limit=100&{filtered}"
         assert answer(await counted(target, mine, query, case)) == answer(await counted(ORACLE, oracle, query, case))
+
+
+async def test_a_distinct_base_statement_counts_each_row_once(target: Target) -> None:
+    if target.sessions is None:
+        pytest.skip("a base statement is SQLAlchemy's (SQLAlchemyBackend(statement=...))")
+    # Joined to its tags, a thing is read once per tag, and DISTINCT merges them again.
+    backend = SQLAlchemyBackend(models.Thing, statement=lambda listed: listed.join(models.Thing.tags).distinct())
+    resource = Resource("things", backend, facet_fields=("status",))
+    asked = prepare(resource).parser.parse_facets([("facet", "status")], [])
+    async with target.context() as context:
+        listed = await backend.fetch(prepare(resource).parser.parse([], []), context)
+        answer = await backend.facet_counts(asked, context)
+    assert answer.total == listed.total == sum(each.count for each in answer.facets[0].values) == 16

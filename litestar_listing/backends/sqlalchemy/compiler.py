@@ -188,11 +188,9 @@ class StatementCompiler(RelationalCompiler[ColumnElement[Any], Select[Any]]):
         """``RelationalCompiler.counts_in_page``, and a base statement that is not ``DISTINCT``.
 
         A window is computed before ``DISTINCT`` merges rows, so it would count them unmerged (the
-        total statement counts the base statement's rows as a subquery). SQLAlchemy keeps whether a
-        ``Select`` is distinct in ``_distinct`` and ``_distinct_on`` only.
+        total statement counts the base statement's rows as a subquery; ``merges_rows``).
         """
-        distinct = getattr(self.base, "_distinct", False) or getattr(self.base, "_distinct_on", ())
-        return super().counts_in_page(query) and not distinct
+        return super().counts_in_page(query) and not self.merges_rows
 
     def page_statement(  # noqa: D102
         self,
