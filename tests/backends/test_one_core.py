@@ -2,7 +2,8 @@
 
 The plugin holds the lists of its expensive lane to one core (docs: admission, "One core per
 expensive list"): their statements run with ``max_parallel_workers_per_gather`` at 0, for their
-transaction only, and their count after the page on the page's connection. Each item here carries a
+transaction only, and their count after the page on the page's connection; so do the statements of
+a facet request (docs: facets, "Cost and admission"). Each item here carries a
 computed value that reads the setting as its statement runs, so what the server applied is read
 back from the answer; the server's own value comes from a connection of the test's own (asyncpg).
 Nothing may outlive the list: a caller's transaction reads the server's value again after it, and
@@ -26,7 +27,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, create_async_engin
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 from litestar_listing import ListContext, Resource
-from litestar_listing.backends.base import IndexedSearch, ListingBackend
+from litestar_listing.backends.base import FacetBackend, IndexedSearch, ListingBackend
 from litestar_listing.backends.piccolo import PiccoloBackend
 from litestar_listing.backends.sqlalchemy import SQLAlchemyBackend
 from litestar_listing.plugin.prepared import prepare
@@ -217,3 +218,34 @@ async def test_piccolo_leaves_the_callers_transaction_as_it_was(piccolo_engine: 
         assert connection is not None
         assert int(str(await connection.fetchval(f"SHOW {SETTING}"))) == default
         await PiccoloNote.delete().where(PiccoloNote._meta.primary_key == 100)
+
+
+# ---------------------------------------------------------------- facets
+@pytest.mark.parametrize("backend", ["sqlalchemy", "piccolo"])
+@pytest.mark.parametrize("parallel", [True, False], ids=["parallel", "one core"])
+async def test_facets_are_held_to_one_core_as_a_list_is(url: str, backend: str, parallel: bool) -> None:
+    # Every statement of a facet request runs under the list's setting (docs: facets, "Cost and
+    # admission"): here the rows are there only where the setting is 0, for the facet's statement and
+    # for the count (its own filter left out of the facet, the list's count runs).
+    if not selected(backend=backend, database="postgresql"):
+        pytest.skip(f"{backend} on PostgreSQL is not selected")
+    default = await server_setting(url)
+    assert default > 0
+    held = f"current_setting('{SETTING}') = '0'"
+    async with AsyncExitStack() as stack:
+        made: ListingBackend
+        if backend == "sqlalchemy":
+            engine = create_async_engine(async_url(url), pool_size=4)
+            stack.push_async_callback(engine.dispose)
+            session: object = await stack.enter_async_context(AsyncSession(engine))
+            made = SQLAlchemyBackend(Note, statement=lambda listed: listed.where(text(held)))
+        else:
+            piccolo = PostgresEngine(config={"dsn": url})
+            await piccolo.start_connection_pool(min_size=1, max_size=4)
+            stack.push_async_callback(piccolo.close_connection_pool)
+            session, made = piccolo, PiccoloBackend(PiccoloNote, engine=piccolo, where=QueryString(held))
+        assert isinstance(made, FacetBackend)
+        resource = Resource("notes", made, facet_fields=("text",))
+        asked = prepare(resource).parser.parse_facets([("facet", "text"), ("text__ne", "none")], [])
+        answer = await made.facet_counts(asked, ListContext(session=session, parallel=parallel))
+    assert (answer.total, answer.facets[0].distinct) == ((0, 0) if parallel else (NOTES, NOTES))
