@@ -1,4 +1,4 @@
-// A multi-term, filtered, paged list of the demo's flights through openapi-fetch, typed by the
+// A multi-term, filtered, paged list of the demo's flights, and facet counts, through openapi-fetch, typed by the
 // paths openapi-typescript generated from the demo's document (./schema.d.ts, written by
 // tests/clients/test_generated_client.py). Prints the answer as JSON: node list_flights.mjs <base URL>.
 import createClient from "openapi-fetch";
@@ -21,6 +21,16 @@ const { data, error, response } = await client.GET("/api/v1/flights", {
     },
   },
 });
+// The facet counts beside that list (docs: facets): the facets as a repeated parameter, the filters as above.
+const facets = await client.GET("/api/v1/flights/facets", {
+  params: {
+    query: {
+      facet: ["carrier", "origin"],
+      facet_limit: 3,
+      filters: { origin: "JFK", dest: "LAX" },
+    },
+  },
+});
 console.log(
   JSON.stringify({
     status: response.status,
@@ -28,5 +38,11 @@ console.log(
     ids: data?.data.map((flight) => flight.id) ?? null,
     total: data?.pagination.total ?? null,
     error: error ?? null,
+    facets: {
+      status: facets.response.status,
+      url: facets.response.url,
+      counts: facets.data?.data.map((entry) => [entry.facet, entry.values.map((one) => [one.value, one.count])]) ?? null,
+      total: facets.data?.total ?? null,
+    },
   }),
 );

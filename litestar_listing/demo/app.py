@@ -91,6 +91,7 @@ EXAMPLES: Mapping[str, str] = {
     "tenant scoping (send Authorization: Bearer demo-ua)": "/api/v1/flights/?count=2",
     "per-user scoping and soft delete (Bearer demo-aa)": "/api/v1/watched-flights/",
     "a bad request": "/api/v1/flights/?count=500&origin__like=J%25&year=twenty",
+    "facet counts beside the list": "/api/v1/flights/facets/?facet=carrier,origin,time_hour__month&dest=LAX",
 }
 """Example requests of the relational backends, shown at ``/`` and by the command line."""
 
@@ -111,6 +112,7 @@ DOCUMENT_EXAMPLES: Mapping[str, str] = {
         "/api/v1/flights/?dep_delay__gte=60&count=1"
     ),
     "a bad request": "/api/v1/flights/?count=500&year=twenty",
+    "facet counts beside the list": "/api/v1/flights/facets/?facet=carrier,origin,time_hour__month&dest=LAX",
 }
 """Example requests of the Beanie backend: equality filters only, unknown names ignored (docs: query
 language, "Document-store resources")."""
@@ -610,6 +612,8 @@ def resources(backends: DemoBackends) -> list[Resource]:
             scopes=(tenant_scope("carrier", company_attribute="carrier", anonymous="unscoped"),),
             load=("airline",),
             json_keys={"plane__specs": specs} if keyed else {},
+            # The filter sidebar's counts beside the list (docs: facets).
+            facet_fields=("carrier", "origin", "time_hour__month", *(("plane__specs__engine_type",) if keyed else ())),
             description="Flights; a signed-in airline user sees only its own airline's flights.",
         ),
         Resource(

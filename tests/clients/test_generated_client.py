@@ -33,7 +33,7 @@ from litestar.testing import TestClient
 
 from litestar_listing.demo.app import create_app
 from tests.conftest import unavailable
-from tests.demo.reference import column, scalar
+from tests.demo.reference import column, rows, scalar
 from tests.demo.test_demo_api import FLIGHTS_WITH_AIRPORTS, loaded_url
 
 PACKAGE = "demo_client"
@@ -183,6 +183,30 @@ def test_the_generated_client_lists_filters_searches_orders_and_pages(
     assert [flight.id for flight in page.data] == expected
 
 
+def test_the_generated_client_counts_facets(generated: Any, demo: TestClient[Litestar]) -> None:
+    client = generated.Client(base_url=str(demo.base_url))
+    client.set_httpx_client(demo)
+    count = importlib.import_module(f"{PACKAGE}.api.flights.list_flights_facets")
+    models = importlib.import_module(f"{PACKAGE}.models")
+    facet = models.ListFlightsFacetsFacetItem
+
+    # Two facets of the flights to LAX from JFK, disjunctive: origin's counts leave out its own filter.
+    answer = count.sync(
+        client=client,
+        facet=[facet.CARRIER, facet.ORIGIN],
+        filters=models.ListFlightsFacetsFilters(origin="JFK", dest="LAX"),
+        facet_limit=3,
+    )
+    carrier, origin = answer.data
+    assert (carrier.facet, origin.facet) == ("carrier", "origin")
+    assert answer.total == scalar("SELECT count(*) FROM flights WHERE origin = 'JFK' AND dest = 'LAX'")
+    by_carrier = "SELECT carrier, count(*) AS n FROM flights WHERE origin = 'JFK' AND dest = 'LAX' GROUP BY carrier"
+    assert [(one.value, one.count) for one in carrier.values] == rows(f"{by_carrier} ORDER BY n DESC, carrier LIMIT 3")
+    assert carrier.distinct == scalar(f"SELECT count(*) FROM ({by_carrier})")
+    by_origin = "SELECT origin, count(*) AS n FROM flights WHERE dest = 'LAX' GROUP BY origin"
+    assert [(one.value, one.count) for one in origin.values] == rows(f"{by_origin} ORDER BY n DESC, origin")
+
+
 def test_the_generated_client_tells_apart_a_key_and_the_related_rows_key(
     generated: Any, demo: TestClient[Litestar]
 ) -> None:
@@ -237,3 +261,16 @@ def test_the_typescript_client_lists_filters_orders_and_pages(
         " LIMIT 5 OFFSET 5"
     )
     assert answer["ids"] == expected
+
+    # The facet counts of JFK's flights to LAX: facet repeated, origin counted without its own filter.
+    facets = answer["facets"]
+    assert facets["status"] == 200, facets
+    sent = parse_qsl(urlsplit(facets["url"]).query)
+    assert [value for name, value in sent if name == "facet"] == ["carrier", "origin"]
+    assert facets["total"] == scalar("SELECT count(*) FROM flights WHERE origin = 'JFK' AND dest = 'LAX'")
+    by_carrier = "SELECT carrier, count(*) AS n FROM flights WHERE origin = 'JFK' AND dest = 'LAX' GROUP BY carrier"
+    by_origin = "SELECT origin, count(*) AS n FROM flights WHERE dest = 'LAX' GROUP BY origin"
+    assert facets["counts"] == [
+        ["carrier", [list(row) for row in rows(f"{by_carrier} ORDER BY n DESC, carrier LIMIT 3")]],
+        ["origin", [list(row) for row in rows(f"{by_origin} ORDER BY n DESC, origin LIMIT 3")]],
+    ]
