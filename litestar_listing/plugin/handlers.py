@@ -34,7 +34,6 @@ def list_handler(binding: Binding, route: ServedRoute) -> HTTPRouteHandler:
             ``opt``, security, tags and ``include_in_schema``.
     """
     resource = binding.resource
-    options = route.options
 
     async def list_items(request: Request[Any, Any, Any]) -> Any:
         result = await list_action(binding, request, None, load=None, session=None, primary=None)
@@ -42,30 +41,7 @@ def list_handler(binding: Binding, route: ServedRoute) -> HTTPRouteHandler:
 
     list_items.__annotations__ = {"request": Request, "return": prepare(resource).envelope}
     list_items.__name__ = f"list_{resource.name}"
-    state = binding.state
-    return get(
-        route.path,
-        name=route.name,
-        operation_id=route.operation_id,
-        summary=f"List {resource.name}",
-        description=resource.description or None,
-        tags=[resource.name] if options.tags is None else list(options.tags),
-        guards=list(options.guards) or None,
-        opt=dict(options.opt) or None,
-        security=None if options.security is None else list(options.security),
-        include_in_schema=options.include_in_schema,
-        # Out of the schema: no operation, so no component it alone would refer to.
-        operation_class=list_operation_class(
-            resource,
-            state.shared_schemas,
-            binding.policies,
-            errors=state.errors,
-            guarded=bool(options.guards),
-            budget=binding.budget is not None,
-        )
-        if options.include_in_schema
-        else Operation,
-    )(list_items)
+    return _routed(binding, route, list_items, f"List {resource.name}", list_operation_class)
 
 
 def facet_handler(binding: Binding, route: ServedRoute) -> HTTPRouteHandler:
@@ -75,7 +51,6 @@ def facet_handler(binding: Binding, route: ServedRoute) -> HTTPRouteHandler:
     and tags are the list route's.
     """
     resource = binding.resource
-    options = route.options
 
     async def count_items(request: Request[Any, Any, Any]) -> Any:
         result = await facet_action(binding, request, None)
@@ -83,18 +58,27 @@ def facet_handler(binding: Binding, route: ServedRoute) -> HTTPRouteHandler:
 
     count_items.__annotations__ = {"request": Request, "return": prepare(resource).facets_envelope}
     count_items.__name__ = f"count_{resource.name}_facets"
-    state = binding.state
+    return _routed(binding, route, count_items, f"Count the facets of {resource.name}", facet_operation_class)
+
+
+def _routed(binding: Binding, route: ServedRoute, answer: Any, summary: str, documented: Any) -> HTTPRouteHandler:
+    """``answer`` as the ``GET`` handler of ``route``, with its options, documented by ``documented(...)``'s operation.
+
+    Out of the schema (``include_in_schema=False``), no operation: no component it alone would refer to.
+    """
+    resource, options, state = binding.resource, route.options, binding.state
     return get(
         route.path,
         name=route.name,
         operation_id=route.operation_id,
-        summary=f"Count the facets of {resource.name}",
+        summary=summary,
+        description=resource.description or None,
         tags=[resource.name] if options.tags is None else list(options.tags),
         guards=list(options.guards) or None,
         opt=dict(options.opt) or None,
         security=None if options.security is None else list(options.security),
         include_in_schema=options.include_in_schema,
-        operation_class=facet_operation_class(
+        operation_class=documented(
             resource,
             state.shared_schemas,
             binding.policies,
@@ -104,7 +88,7 @@ def facet_handler(binding: Binding, route: ServedRoute) -> HTTPRouteHandler:
         )
         if options.include_in_schema
         else Operation,
-    )(count_items)
+    )(answer)
 
 
 async def get_without_body(scope: Scope, receive: Receive, send: Send) -> None:

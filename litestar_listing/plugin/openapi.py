@@ -652,6 +652,16 @@ def _operators_text(resource: Resource) -> str:
     )
 
 
+def _bounds(resource: Resource, ceiling: str) -> str:
+    """The bounds no parameter schema states: the operators, the filters' limits, the ceiling (``ceiling`` of it)."""
+    limits = resource.limits
+    bounds = _operators_text(resource) + (
+        f" At most {limits.max_filters} filter parameters per request, repetitions included, and "
+        f"{limits.max_in_values} values per 'in' or 'nin' filter."
+    )
+    return bounds if resource.max_cost is None else f"{bounds} {ceiling.format(resource.max_cost)}"
+
+
 def list_operation_class(
     resource: Resource,
     shared: SharedSchemas,
@@ -681,13 +691,7 @@ def list_operation_class(
         budget: The application's plugin has a cost budget (``CostBudget``), which may answer 429.
     """
     parameters = list_parameters(resource, shared)
-    limits = resource.limits
-    bounds = _operators_text(resource) + (
-        f" At most {limits.max_filters} filter parameters per request, repetitions included, and "
-        f"{limits.max_in_values} values per 'in' or 'nin' filter."
-    )
-    if resource.max_cost is not None:
-        bounds += f" A list may cost at most {resource.max_cost:g} units (filters, search, ordering and page depth)."
+    bounds = _bounds(resource, "A list may cost at most {0:g} units (filters, search, ordering and page depth).")
     responses = _responses(resource, shared, policies, errors=errors, guarded=guarded, budget=budget)
     return _operation_class(
         f"{resource.name.title()}ListOperation",
@@ -759,13 +763,7 @@ def facet_operation_class(
 
     Its parameters are ``facet_parameters``; its error responses those of the list.
     """
-    limits = resource.limits
-    bounds = _operators_text(resource) + (
-        f" At most {limits.max_filters} filter parameters per request, repetitions included, and "
-        f"{limits.max_in_values} values per 'in' or 'nin' filter."
-    )
-    if resource.max_cost is not None:
-        bounds += f" A facet request may cost at most {resource.max_cost:g} units (filters, search and facets)."
+    bounds = _bounds(resource, "A facet request may cost at most {0:g} units (filters, search and facets).")
     responses = _responses(resource, shared, policies, errors=errors, guarded=guarded, budget=budget)
     headers = _extension_headers(resource, budget=budget, listing=False)
     return _operation_class(
