@@ -359,11 +359,13 @@ def floor_facet_sql(ask: FacetAsk, dialect: str) -> tuple[list[tuple[str, str, l
         return (" WHERE " + " AND ".join(conditions) if conditions else ""), arguments
 
     grouped: list[tuple[str, str, list[Any]]] = []
+    # NULLs last: PostgreSQL names an output column in ORDER BY only alone, MariaDB has no NULLS LAST.
+    nulls_last = "v IS NULL, v" if dialect == "mariadb" else "v NULLS LAST"
     for name, expression in (("carrier", "f.carrier"), ("origin", "f.origin"), ("time_hour__month", _MONTH[dialect])):
         clause, arguments = where(origin=name != "origin")
         sql = (
             f"SELECT {expression} AS v, count(*) AS n, count(*) OVER () AS d FROM flights f{clause} "  # noqa: S608
-            f"GROUP BY {expression} ORDER BY n DESC, v IS NULL, v LIMIT {ask.limit}"
+            f"GROUP BY {expression} ORDER BY n DESC, {nulls_last} LIMIT {ask.limit}"
         )
         grouped.append((name, sql, arguments))
     clause, arguments = where(origin=True)
