@@ -30,6 +30,7 @@ from litestar_listing.core.indexes import IndexKey, IndexKind, IndexNeed, IndexS
 from litestar_listing.plugin.prepared import prepare
 
 if TYPE_CHECKING:
+    from litestar_listing.core.schema import ModelGraph
     from litestar_listing.plugin.resource import Resource
 
 __all__ = ("FORMATS", "Advice", "advise", "indexed_search", "log_missing", "report", "trigram_tables")
@@ -176,7 +177,9 @@ async def trigram_tables(resource: Resource, catalog: Catalog | None = None) -> 
         return frozenset()
     storage, catalog = found_in
     fields: dict[str, list[tuple[str, str, str]]] = {}
-    for name, entity in prepare(resource).field_map.graph.entities.items():
+    graph = prepare(resource).field_map.graph
+    for name in _reached(graph):
+        entity = graph.entities[name]
         key = storage.column(name, entity.pk[0]) if len(entity.pk) == 1 else None
         if key is None or storage.row_key(name) != key:
             continue
@@ -194,6 +197,20 @@ async def trigram_tables(resource: Resource, catalog: Catalog | None = None) -> 
                     if index.keys[0][0] == f"lower({column})"
                 )
     return frozenset(found)
+
+
+def _reached(graph: ModelGraph) -> list[str]:
+    """The models a path of ``graph`` may reach: the listed one and those its relations lead to.
+
+    Not a model only a computed value reads (``ModelGraph.including``): no text match reaches its fields.
+    """
+    reached, pending = [graph.root], [graph.root]
+    while pending:
+        for relation in graph.entities[pending.pop()].relations.values():
+            if relation.target not in reached:
+                reached.append(relation.target)
+                pending.append(relation.target)
+    return reached
 
 
 async def indexed_search(resource: Resource, catalog: Catalog | None = None) -> IndexedSearch | None:
