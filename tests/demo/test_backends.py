@@ -111,9 +111,10 @@ def test_both_backends_publish_the_same_openapi() -> None:
     for schema in airports:
         schema["required"] = [name for name in schema["required"] if name != "departures"]
     assert docs["piccolo"] == docs["sqlalchemy"]
-    # Not vacuous: the documents describe the six list operations and their filter parameters.
+    # Not vacuous: the documents describe the six list operations, the flights' facets and their filter parameters.
     operations = {path: item["get"] for path, item in docs["piccolo"]["paths"].items() if path.startswith("/api/v1/")}
-    assert sorted(operations) == sorted(f"/api/v1/{name}" for name in RESOURCE_NAMES)
+    expected = [*(f"/api/v1/{name}" for name in RESOURCE_NAMES), "/api/v1/flights/facets"]
+    assert sorted(operations) == sorted(expected)
     parameters = set(sent_parameters(docs["piccolo"], operations["/api/v1/flights"]))
     assert {"dest_airport__tzone", "plane__year__gte", "search", "order_by"} <= parameters
 
