@@ -10,7 +10,7 @@ ranked, is decided here once for every backend (docs: facets).
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -92,10 +92,6 @@ class FacetQuery:
         kept = tuple(item for item in query.filters if not facet.owns(item))
         return query if len(kept) == len(query.filters) else replace(query, filters=kept)
 
-    def shared(self) -> bool:
-        """Whether every facet counts under the list's own query (none of them leaves a filter out)."""
-        return all(self.counted(facet) is self.query for facet in self.facets)
-
 
 @dataclass(frozen=True, slots=True)
 class FacetCount:
@@ -148,15 +144,14 @@ def ranked(counts: Mapping[Any, int], limit: int) -> tuple[FacetCount, ...]:
     statement follows (docs: facets, "The answer"). Text values compare here by code point; a
     database orders them by its collation, as it orders a list (docs: design, "Ordering").
     """
-    present = sorted(((value, count) for value, count in counts.items() if value is not None), key=_by_value)
-    present.sort(key=lambda pair: -pair[1])
-    ordered: Iterable[tuple[Any, int]] = present
+    ordered = sorted(((value, count) for value, count in counts.items() if value is not None), key=_by_value)
+    ordered.sort(key=lambda pair: -pair[1])  # stable: equal counts keep the values' order
     if None in counts:
         # None ranks by its count too, after the values of the same count.
         missing = counts[None]
-        at = next((index for index, (_, count) in enumerate(present) if count < missing), len(present))
-        ordered = [*present[:at], (None, missing), *present[at:]]
-    return tuple(FacetCount(value, count) for value, count in list(ordered)[:limit])
+        at = next((index for index, (_, count) in enumerate(ordered) if count < missing), len(ordered))
+        ordered.insert(at, (None, missing))
+    return tuple(FacetCount(value, count) for value, count in ordered[:limit])
 
 
 def _by_value(pair: tuple[Any, int]) -> Any:
