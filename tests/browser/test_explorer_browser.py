@@ -186,7 +186,7 @@ def _grouped(database: Path, column: str, where: str = "") -> tuple[list[dict[st
     """The ten most frequent values of ``column`` among the flights meeting ``where``, by plain SQL; and how many."""
     with closing(sqlite3.connect(database)) as connection:
         rows = connection.execute(
-            f"SELECT {column}, COUNT(*) AS n FROM flights {where} GROUP BY {column} ORDER BY n DESC, {column}"  # noqa: S608
+            f"SELECT {column}, COUNT(*) AS n FROM flights {where} GROUP BY {column} ORDER BY n DESC, {column}"
         ).fetchall()
     return [{"value": value, "count": count} for value, count in rows[:10]], len(rows)
 
