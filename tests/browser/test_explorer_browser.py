@@ -5,11 +5,14 @@ Swagger UI's files, served by the demo from the installed package: the page a us
 application gets, without a script of the demo's. A demo server (``tests/harness.py``,
 the harness of the fuzz session and the benchmarks) serves a fresh SQLite database. The browser
 opens the explorer, runs the flights list with the filter ``{"carrier": "UA"}`` from the page and
-reads the response the page shows; it then signs in through "Authorize" with a demo token and runs
-the list again. Each answer shown must equal the API's own answer to the same request, and no
-request may leave the machine (Swagger UI comes from the installed package, not from a CDN). The
-page with the first response is saved as ``docs/_build/explorer.png`` (ignored by git), or, with
-``LISTING_REFRESH_SCREENSHOT=1``, as ``docs/_static/explorer.png`` for the docs and the README.
+reads the response the page shows; it counts the flights' carrier and origin facets under the same
+filter from the facet operation and checks them by plain SQL over the same file; it then signs in
+through "Authorize" with a demo token and runs the list again. Each answer shown must equal the
+API's own answer to the same request, and no request may leave the machine (Swagger UI comes from
+the installed package, not from a CDN). The page with the first response is saved as
+``docs/_build/explorer.png`` (ignored by git), or, with ``LISTING_REFRESH_SCREENSHOT=1``, as
+``docs/_static/explorer.png`` for the docs and the README; the facets' page beside it, as
+``explorer-facets.png``.
 
 Each "Execute" is timed in the page, from the click to the response shown; the test prints the
 times and fails past ``EXECUTE_BOUND_MS`` for the fastest of them.
@@ -216,7 +219,7 @@ async def _count_facets(page: Page, base_url: str, database: Path) -> None:
     await page.screenshot(path=SCREENSHOT.with_name("explorer-facets.png"))
 
 
-async def test_the_explorer_runs_a_filtered_flights_list_offline_and_signs_in(
+async def test_the_explorer_lists_and_counts_facets_offline_and_signs_in(
     base_url: str, database: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     attempted: list[str] = []
