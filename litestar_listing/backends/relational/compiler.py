@@ -13,6 +13,7 @@ from __future__ import annotations
 import enum
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
@@ -98,6 +99,23 @@ class Reach(Protocol):
     """
 
     def __call__(self, source: Any, place: Any) -> tuple[Any, Any]: ...  # noqa: D102
+
+
+@dataclass(frozen=True)
+class _Reached(Generic[Expression]):
+    """The end of a path followed through joins (``RelationalCompiler._along``): its row and its (guarded) column."""
+
+    place: Any
+    entity: str
+    value: Expression
+
+
+@dataclass(frozen=True)
+class _Branched(Generic[Expression]):
+    """A path followed until a step ended it (``RelationalCompiler._along``): what it ended with, the guards so far."""
+
+    value: Expression
+    guards: list[Expression]
 
 
 Policies = Mapping[str, Policy]
@@ -356,32 +374,53 @@ class RelationalCompiler(ABC, Generic[Expression, Statement]):
         semi: bool,
         policies: Policies,
     ) -> Expression:
+        def branch(place: Any, relation: Any, target: str, rest: FieldPath) -> Expression | None:
+            inner = self._continue(rest, leaf, target, policies)
+            if self.is_to_many(relation):
+                return self.semi_join_many(place, relation, inner, semi=semi)
+            return self.semi_join_one(place, relation, inner) if semi else None
+
+        walked = self._along(source, place, entity, path, policies, branch)
+        if isinstance(walked, _Branched):
+            # A semi-join from a joined row outside its policy finds nothing, as from a missing one.
+            return self.all_of([*walked.guards, walked.value]) if walked.guards else walked.value
+        value = walked.value
+        if path.key is None:
+            return self._narrowed(walked.place, walked.entity, path.field, leaf, leaf(value))
+        if path.key.many:
+            return self.json_any(value, path.key, leaf)
+        return leaf(self.json_value(value, path.key))
+
+    def _along(
+        self,
+        source: Any,
+        place: Any,
+        entity: str,
+        path: FieldPath,
+        policies: Policies,
+        branch: Callable[[Any, Any, str, FieldPath], Expression | None],
+    ) -> _Reached[Expression] | _Branched[Expression]:
+        """Follow ``path`` from ``place``: each to-one step joined, until ``branch`` ends the walk at a step.
+
+        ``branch`` is given the place, the relation, its target model and the rest of the path; it
+        returns what the walk ends with there (a semi-join, a to-many join's value), or None to join
+        the step. A joined row outside its model's policy makes the path read NULL: its guard is kept.
+        """
         # The policies of the to-one rows joined so far: outside any of them, the path reads NULL.
         guards: list[Expression] = []
         for index, step in enumerate(path.relations):
             relation = self.relation(place, step)
             target = self.graph.entities[entity].relations[step].target
-            inner = self._continue(FieldPath(path.segments[index + 1 :], path.key), leaf, target, policies)
-            reached: Expression | None = None
-            if self.is_to_many(relation):
-                reached = self.semi_join_many(place, relation, inner, semi=semi)
-            elif semi:
-                reached = self.semi_join_one(place, relation, inner)
-            if reached is not None:
-                # A semi-join from a joined row outside its policy finds nothing, as from a missing one.
-                return self.all_of([*guards, reached]) if guards else reached
+            ended = branch(place, relation, target, FieldPath(path.segments[index + 1 :], path.key))
+            if ended is not None:
+                return _Branched(ended, guards)
             place = self.join(source, place, path.relations[: index + 1], relation)
             entity = target
             guard = self.policy_condition(place, entity, policies)
             if guard is not None:
                 guards.append(guard)
         value = self.field(place, path.field)
-        value = self.guarded(value, self.all_of(guards)) if guards else value
-        if path.key is None:
-            return self._narrowed(place, entity, path.field, leaf, leaf(value))
-        if path.key.many:
-            return self.json_any(value, path.key, leaf)
-        return leaf(self.json_value(value, path.key))
+        return _Reached(place, entity, self.guarded(value, self.all_of(guards)) if guards else value)
 
     def _continue(
         self, rest: FieldPath, leaf: Callable[[Any], Expression], entity: str, policies: Policies
@@ -527,26 +566,18 @@ class RelationalCompiler(ABC, Generic[Expression, Statement]):
         leaf: Callable[[Any], Expression],
         policies: Policies,
     ) -> Expression:
-        # The policies of the to-one rows joined so far: outside any of them, the path reads NULL.
-        guards: list[Expression] = []
-        for index, step in enumerate(path.relations):
-            relation = self.relation(place, step)
-            target = self.graph.entities[entity].relations[step].target
-            if self.is_to_many(relation):
-                rest = FieldPath(path.segments[index + 1 :], path.key)
-                value = self.join_many(source, place, relation, self._related(target, rest, leaf, policies))
-                return self.guarded(value, self.all_of(guards)) if guards else value
-            place = self.join(source, place, path.relations[: index + 1], relation)
-            entity = target
-            guard = self.policy_condition(place, entity, policies)
-            if guard is not None:
-                guards.append(guard)
-        value = self.field(place, path.field)
-        value = self.guarded(value, self.all_of(guards)) if guards else value
+        def branch(place: Any, relation: Any, target: str, rest: FieldPath) -> Expression | None:
+            if not self.is_to_many(relation):
+                return None
+            return self.join_many(source, place, relation, self._related(target, rest, leaf, policies))
+
+        walked = self._along(source, place, entity, path, policies, branch)
+        if isinstance(walked, _Branched):
+            return self.guarded(walked.value, self.all_of(walked.guards)) if walked.guards else walked.value
         key = path.key
         if key is None:
-            return leaf(value)
-        return leaf(self.join_elements(source, value, key) if key.many else self.json_value(value, key))
+            return leaf(walked.value)
+        return leaf(self.join_elements(source, walked.value, key) if key.many else self.json_value(walked.value, key))
 
     def _related(self, entity: str, rest: FieldPath, leaf: Callable[[Any], Expression], policies: Policies) -> Reach:
         def reach(source: Any, place: Any) -> tuple[Expression, Expression | None]:
